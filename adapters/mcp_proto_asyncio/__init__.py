@@ -1,0 +1,1 @@
+"""The asyncio adapter for mcp_proto (placeholder until the adapters issue lands)."""

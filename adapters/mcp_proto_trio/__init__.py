@@ -1,0 +1,1 @@
+"""The trio adapter for mcp_proto (placeholder until the adapters issue lands)."""

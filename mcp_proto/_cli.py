@@ -1,0 +1,5 @@
+"""The ``mcp-proto`` command line (placeholder)."""
+
+
+def main() -> int:
+    return 0
