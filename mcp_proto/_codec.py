@@ -1,0 +1,496 @@
+"""Structuring and unstructuring of the message model, compiled from the classes.
+
+For each attrs class of :mod:`mcp_proto.types` this module writes, once, a pair
+of specialised Python functions (the way attrs writes ``__init__``): one turns
+a JSON object into an instance, checking every field against its annotation;
+the other turns an instance back into plain JSON values.  The source of each
+is registered with :mod:`linecache`, so tracebacks show it; :func:`source_of`
+returns it.
+
+Rules, uniform over the model:
+
+* a field's wire name is its ``metadata["wire"]``; unknown keys land in
+  ``extra`` and are written back after the known ones;
+* ``None`` means absent: an optional field that is JSON ``null`` is read as
+  absent, and an absent optional field is not written;
+* JSON types are strict: ``int`` accepts no ``bool`` and no ``float``;
+  ``float`` fields (the schema's ``number``) accept ``int`` and keep it;
+* a ``resultType`` that may be ``"complete"`` is read as ``"complete"`` when
+  absent (BASE-15) and always written.
+
+Bad input raises :class:`mcp_proto.DecodeError` (code ``-32602``) with a JSON
+pointer to the bad value; nothing else escapes.
+"""
+
+from __future__ import annotations
+
+import linecache
+import types as pytypes
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal, TypeVar, get_args, get_origin
+
+import attrs
+
+from . import types as model
+from ._errors import INVALID_PARAMS, DecodeError, EncodeError
+from ._model import EMPTY
+
+__all__ = ["structure", "unstructure", "source_of"]
+
+T = TypeVar("T")
+Fn = Callable[[Any], Any]
+
+
+class Invalid(Exception):
+    """Internal: a value that does not fit; ``path`` collects segments inner-first."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.path: list[str] = []
+
+    def pointer(self) -> str:
+        return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in reversed(self.path))
+
+
+_JSON_KIND = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
+
+
+def _kind(v: Any) -> str:
+    if v is None:
+        return "null"
+    if type(v) is int:
+        return "an integer"
+    if type(v) is float:
+        return "a number"
+    return _JSON_KIND.get(type(v), type(v).__name__)
+
+
+def bad(v: Any, expected: str) -> Invalid:
+    return Invalid(f"expected {expected}, got {_kind(v)}")
+
+
+_PRIMS: dict[Any, tuple[str, str]] = {
+    str: ("type(v) is not str", "a string"),
+    int: ("type(v) is not int", "an integer"),
+    bool: ("type(v) is not bool", "a boolean"),
+    float: ("type(v) is not float and type(v) is not int", "a number"),
+}
+_structurers: dict[Any, Fn | None] = {}
+_unstructurers: dict[Any, Fn | None] = {}
+_sources: dict[type, str] = {}
+_hints: dict[type, dict[str, Any]] = {}
+
+
+def source_of(cls: type) -> str:
+    """The generated structure and unstructure source for a model class (for debugging)."""
+    structurer(cls)
+    unstructurer(cls)
+    return _sources[cls]
+
+
+def _strip_none(tp: Any) -> Any:
+    if get_origin(tp) in (typing.Union, pytypes.UnionType):
+        args = [a for a in get_args(tp) if a is not type(None)]
+        if len(args) < len(get_args(tp)):
+            return args[0] if len(args) == 1 else typing.Union[tuple(args)]  # noqa: UP007
+    return tp
+
+
+def _check_expr(tp: Any) -> tuple[str, str] | None:
+    """A cheap inline check for primitive-like types, or None when a function is needed."""
+    if tp in _PRIMS:
+        return _PRIMS[tp]
+    if tp is Any:
+        return ("False", "anything")
+    origin = get_origin(tp)
+    if origin is Literal:
+        values = get_args(tp)
+        kinds = {type(x) for x in values}
+        (kind,) = kinds
+        return (
+            f"type(v) is not {kind.__name__} or v not in {values!r}",
+            "one of " + ", ".join(repr(x) for x in values),
+        )
+    if origin in (typing.Union, pytypes.UnionType):
+        parts = [_check_expr(a) for a in get_args(tp)]
+        if all(p is not None and p[0] != "False" for p in parts):
+            checks = [p for p in parts if p is not None]
+            return (" and ".join(f"({c})" for c, _ in checks), " or ".join(w for _, w in checks))
+    return None
+
+
+def structurer(tp: Any) -> Fn | None:
+    """The function that structures a JSON value as ``tp`` (None: the value is kept as is)."""
+    try:
+        return _structurers[tp]
+    except KeyError:
+        pass
+    fn = _build_structurer(tp)
+    _structurers[tp] = fn
+    return fn
+
+
+def unstructurer(tp: Any) -> Fn | None:
+    """The function that unstructures a value of ``tp`` (None: it is JSON already)."""
+    try:
+        return _unstructurers[tp]
+    except KeyError:
+        pass
+    fn = _build_unstructurer(tp)
+    _unstructurers[tp] = fn
+    return fn
+
+
+def _checker(check: tuple[str, str]) -> Fn:
+    ns: dict[str, Any] = {"bad": bad}
+    exec(  # noqa: S102 - compiled from the model's own annotations
+        f"def check(v):\n    if {check[0]}:\n        raise bad(v, {check[1]!r})\n    return v\n", ns
+    )
+    fn: Fn = ns["check"]
+    return fn
+
+
+def _build_structurer(tp: Any) -> Fn | None:
+    if attrs.has(tp):
+        return _compile_class(tp)[0]
+    special = _SPECIAL_UNIONS.get(tp)
+    if special is not None:
+        return special
+    check = _check_expr(tp)
+    if check is not None:
+        return None if check[0] == "False" else _checker(check)
+    origin = get_origin(tp)
+    if origin in (Sequence, list):
+        (item,) = get_args(tp) or (Any,)
+        return _seq_structurer(item)
+    if origin in (dict, Mapping):
+        _, value = get_args(tp) or (str, Any)
+        return _map_structurer(value)
+    if origin in (typing.Union, pytypes.UnionType):
+        from ._unions import union_structurer
+
+        return union_structurer(tp)
+    raise TypeError(f"no structurer for {tp!r}")
+
+
+def _seq_structurer(item: Any) -> Fn:
+    inner = structurer(item)
+
+    def structure_seq(v: Any) -> Any:
+        if type(v) is not list:
+            raise bad(v, "an array")
+        if inner is None:
+            return v
+        out = []
+        for i, x in enumerate(v):
+            try:
+                out.append(inner(x))
+            except Invalid as e:
+                e.path.append(str(i))
+                raise
+        return out
+
+    return structure_seq
+
+
+def _map_structurer(value: Any) -> Fn:
+    inner = structurer(value)
+
+    def structure_map(v: Any) -> Any:
+        if type(v) is not dict:
+            raise bad(v, "an object")
+        if inner is None:
+            return v
+        out = {}
+        for k, x in v.items():
+            try:
+                out[k] = inner(x)
+            except Invalid as e:
+                e.path.append(k)
+                raise
+        return out
+
+    return structure_map
+
+
+def _build_unstructurer(tp: Any) -> Fn | None:
+    if attrs.has(tp):
+        return _compile_class(tp)[1]
+    if tp in _SPECIAL_UNIONS:
+        return _union_unstructurer(tp)
+    if _check_expr(tp) is not None:
+        return None
+    origin = get_origin(tp)
+    if origin in (Sequence, list):
+        (item,) = get_args(tp) or (Any,)
+        inner = unstructurer(item)
+        if inner is None:
+            return _as_list
+        return lambda v: [inner(x) for x in v]
+    if origin in (dict, Mapping):
+        _, value = get_args(tp) or (str, Any)
+        inner_map = unstructurer(value)
+        if inner_map is None:
+            return None
+        return lambda v: {k: inner_map(x) for k, x in v.items()}
+    if origin in (typing.Union, pytypes.UnionType):
+        return _union_unstructurer(tp)
+    raise TypeError(f"no unstructurer for {tp!r}")
+
+
+def _as_list(v: Any) -> Any:
+    return v if type(v) is list else list(v)
+
+
+def _union_unstructurer(tp: Any) -> Fn:
+    by_type: dict[type, Fn | None] = {}
+    seq: Fn | None = None
+    for arg in get_args(tp):
+        if attrs.has(arg):
+            by_type[arg] = unstructurer(arg)
+        elif get_origin(arg) in (Sequence, list):
+            seq = unstructurer(arg)
+
+    def unstructure_union(v: Any) -> Any:
+        fn = by_type.get(type(v))
+        if fn is not None:
+            return fn(v)
+        if seq is not None and isinstance(v, list | tuple):
+            return seq(v)
+        return unstructure(v)
+
+    return unstructure_union
+
+
+def _hints_of(cls: type) -> dict[str, Any]:
+    hints = _hints.get(cls)
+    if hints is None:
+        hints = typing.get_type_hints(cls)
+        _hints[cls] = hints
+    return hints
+
+
+def _compile_class(cls: type) -> tuple[Fn, Fn]:
+    """Write, exec and cache the structure/unstructure pair of an attrs class."""
+    if cls in _sources:
+        return _structurers[cls], _unstructurers[cls]  # type: ignore[return-value]
+    # Register placeholders first: recursive types refer to themselves.
+    ns: dict[str, Any] = {
+        "cls": cls, "Invalid": Invalid, "bad": bad, "EMPTY": EMPTY, "EncodeError": EncodeError,
+    }
+    pending: list[Any] = []
+    for a in attrs.fields(cls):
+        ns[f"set_{a.name}"] = getattr(cls, a.name).__set__
+    ns["new"] = object.__new__
+    hints = _hints_of(cls)
+    fields = [f for f in attrs.fields(cls) if f.name != "extra"]
+    known = tuple(f.metadata["wire"] for f in fields)
+    ns["KNOWN"] = frozenset(known)
+    s_lines = [
+        "def structure(d):",
+        "    if type(d) is not dict:",
+        "        raise bad(d, 'an object')",
+        "    k = None",
+        "    n = 0",
+        "    try:",
+    ]
+    u_lines = ["def unstructure(o):", "    d = {}"]
+    args = []
+    for f in fields:
+        w = f.metadata["wire"]
+        tp = _strip_none(hints[f.name])
+        wire_required = f.metadata.get("required", f.default is attrs.NOTHING)
+        s_lines.append(f"        k = {w!r}")
+        if tp is Any and wire_required:
+            s_lines += [
+                f"        if {w!r} not in d:",
+                "            raise Invalid('missing required field')",
+                f"        v = d[{w!r}]",
+                "        n += 1",
+            ]
+        else:
+            s_lines.append(f"        v = d.get({w!r})")
+            if wire_required:
+                s_lines += [
+                    "        if v is None:",
+                    f"            raise Invalid('must not be null' if {w!r} in d else 'missing required field')",
+                ]
+                body_indent = "        "
+            elif f.default is not None and f.default is not attrs.NOTHING:
+                s_lines += ["        if v is None:", f"            v = {f.default!r}", "        else:"]
+                body_indent = "            "
+            else:
+                s_lines.append("        if v is not None:")
+                body_indent = "            "
+            s_lines += [body_indent + line for line in _field_structure(f, tp, pending)]
+            s_lines.append(body_indent + "n += 1")
+        s_lines.append(f"        f_{f.name} = v")
+        args.append(f.name)
+        u_lines += _field_unstructure(cls, f, tp, pending, wire_required)
+    if not fields:
+        s_lines.append("        pass")
+    s_lines += [
+        "    except Invalid as e:",
+        "        if k is not None:",
+        "            e.path.append(k)",
+        "        raise",
+        "    if len(d) == n:",
+        "        extra = EMPTY",
+        "    else:",
+        "        extra = {x: y for x, y in d.items() if x not in KNOWN} or EMPTY",
+        # Instances are built slot by slot: the same result as the attrs __init__
+        # (the model has no validators or converters) at half the cost.
+        "    o = new(cls)",
+        *[f"    set_{a}(o, f_{a})" for a in args],
+        "    set_extra(o, extra)",
+        "    return o",
+    ]
+    u_lines += [
+        "    if o.extra:",
+        "        for x, y in o.extra.items():",
+        "            if x not in d:",
+        "                d[x] = y",
+        "    return d",
+    ]
+    source = "\n".join(s_lines) + "\n\n\n" + "\n".join(u_lines) + "\n"
+    filename = f"<mcp_proto codec {cls.__qualname__}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), ns)  # noqa: S102
+    s_fn: Fn = ns["structure"]
+    u_fn: Fn = ns["unstructure"]
+    _sources[cls] = source
+    _structurers[cls] = s_fn
+    _unstructurers[cls] = u_fn
+    # Nested functions are bound after registering this class, so recursion terminates.
+    for name, build, tp in pending:
+        ns[name] = build(tp)
+    return s_fn, u_fn
+
+
+def _is_plain(tp: Any) -> bool:
+    """True when values of ``tp`` are JSON already (nothing to convert on the way out)."""
+    if _check_expr(tp) is not None:
+        return True
+    if attrs.has(tp) or tp in _SPECIAL_UNIONS:
+        return False
+    origin = get_origin(tp)
+    if origin in (Sequence, list, dict, Mapping):
+        return all(_is_plain(a) for a in get_args(tp)[-1:])
+    if origin in (typing.Union, pytypes.UnionType):
+        return all(_is_plain(a) for a in get_args(tp))
+    return False
+
+
+def _field_structure(f: attrs.Attribute[Any], tp: Any, pending: list[Any]) -> list[str]:
+    lines: list[str] = []
+    check = _check_expr(tp)
+    if check is not None:
+        if check[0] != "False":
+            lines += [f"if {check[0]}:", f"    raise bad(v, {check[1]!r})"]
+    elif get_origin(tp) in (dict, Mapping) and get_args(tp)[1] is Any:
+        lines += ["if type(v) is not dict:", "    raise bad(v, 'an object')"]
+    else:
+        pending.append((f"S_{f.name}", structurer, tp))
+        lines.append(f"v = S_{f.name}(v)")
+    schema_kind = f.metadata.get("json_schema")
+    if schema_kind:
+        lines += [
+            f"if v.get('type') != {schema_kind!r}:",
+            f"    raise Invalid({f'a schema of type {schema_kind!r} is required'!r})",
+        ]
+    for key, op in (("minimum", "<"), ("maximum", ">")):
+        if key in f.metadata:
+            limit = f.metadata[key]
+            lines += [f"if v {op} {limit!r}:", f"    raise Invalid('the {key} is {limit}')"]
+    if "max_items" in f.metadata:
+        limit = f.metadata["max_items"]
+        lines += [f"if len(v) > {limit}:", f"    raise Invalid('at most {limit} items allowed')"]
+    return lines
+
+
+def _field_unstructure(
+    cls: type, f: attrs.Attribute[Any], tp: Any, pending: list[Any], wire_required: bool
+) -> list[str]:
+    w = f.metadata["wire"]
+    if not _is_plain(tp):
+        pending.append((f"U_{f.name}", unstructurer, tp))
+        value = f"U_{f.name}(v)"
+    elif get_origin(tp) in (Sequence, list):
+        value = "v if type(v) is list else list(v)"
+    else:
+        value = "v"
+    if tp is Any and wire_required:
+        return [f"    d[{w!r}] = o.{f.name}"]
+    if f.default is attrs.NOTHING:
+        return [f"    v = o.{f.name}", f"    d[{w!r}] = {value}"]
+    lines = [f"    v = o.{f.name}"]
+    if wire_required:
+        lines += [
+            "    if v is None:",
+            f"        raise EncodeError('{cls.__name__}.{f.name} ({w}) is required')",
+            f"    d[{w!r}] = {value}",
+        ]
+    else:
+        lines += ["    if v is not None:", f"        d[{w!r}] = {value}"]
+    return lines
+
+
+# Unions that no tag can tell apart; filled by _unions to avoid an import cycle.
+_SPECIAL_UNIONS: dict[Any, Fn] = {}
+
+
+def structure(obj: Any, tp: type[T] | Any) -> T:
+    """Structure plain JSON values (``dict``, ``list``, ``str``...) as the model type ``tp``.
+
+    ``tp`` is any model class, model alias (``ContentBlock``, ``RequestId``) or
+    container of them (``list[Tool]``).  Raises :class:`DecodeError` (``-32602``,
+    with a JSON pointer in ``path`` and ``data``) when ``obj`` does not fit.
+    """
+    fn = structurer(tp)
+    if fn is None:
+        return typing.cast(T, obj)
+    try:
+        return typing.cast(T, fn(obj))
+    except Invalid as e:
+        raise invalid_to_decode_error(e) from None
+    except RecursionError:
+        raise DecodeError(INVALID_PARAMS, "value nested too deeply") from None
+
+
+def invalid_to_decode_error(e: Invalid, prefix: str = "", id: Any = None) -> DecodeError:
+    pointer = prefix + e.pointer()
+    message = f"Invalid value at {pointer or '/'}: {e.reason}"
+    return DecodeError(
+        INVALID_PARAMS, message, data={"path": pointer, "reason": e.reason}, id=id, path=pointer
+    )
+
+
+def unstructure(value: Any) -> Any:
+    """Turn a model value (or a list/dict of them) into plain JSON-compatible values.
+
+    The result may share lists and dicts with ``value`` (schemas, ``arguments``...):
+    treat it as read-only.  Raises :class:`EncodeError` for a value the model
+    cannot write, such as a request without its required ``_meta``.
+    """
+    tp = type(value)
+    if attrs.has(tp):
+        return _compile_class(tp)[1](value)
+    if tp is list or tp is tuple:
+        return [unstructure(x) for x in value]
+    if tp is dict:
+        return {k: unstructure(x) for k, x in value.items()}
+    if value is None or tp in (str, int, float, bool):
+        return value
+    raise EncodeError(f"cannot unstructure a {tp.__name__}")
+
+
+def _ensure_all() -> None:
+    for name in model.__all__:
+        obj = getattr(model, name)
+        if isinstance(obj, type) and attrs.has(obj):
+            _compile_class(obj)
+
+
+from . import _unions  # noqa: E402, F401  (registers the special unions)
