@@ -145,8 +145,9 @@ def unstructurer(tp: Any) -> Fn | None:
 
 def _checker(check: tuple[str, str]) -> Fn:
     ns: dict[str, Any] = {"bad": bad}
-    exec(  # noqa: S102 - compiled from the model's own annotations
-        f"def check(v):\n    if {check[0]}:\n        raise bad(v, {check[1]!r})\n    return v\n", ns
+    exec(  # compiled from the model annotations
+        f"def check(v):\n    if {check[0]}:\n        raise bad(v, {check[1]!r})\n    return v\n",
+        ns,
     )
     fn: Fn = ns["check"]
     return fn
@@ -278,7 +279,12 @@ def _compile_class(cls: type) -> tuple[Fn, Fn]:
         return _structurers[cls], _unstructurers[cls]  # type: ignore[return-value]
     # Register placeholders first: recursive types refer to themselves.
     ns: dict[str, Any] = {
-        "cls": cls, "Invalid": Invalid, "bad": bad, "EMPTY": EMPTY, "EncodeError": EncodeError,
+        "MISSING": "missing required field",
+        "cls": cls,
+        "Invalid": Invalid,
+        "bad": bad,
+        "EMPTY": EMPTY,
+        "EncodeError": EncodeError,
     }
     pending: list[Any] = []
     for a in attrs.fields(cls):
@@ -306,7 +312,7 @@ def _compile_class(cls: type) -> tuple[Fn, Fn]:
         if tp is Any and wire_required:
             s_lines += [
                 f"        if {w!r} not in d:",
-                "            raise Invalid('missing required field')",
+                "            raise Invalid(MISSING)",
                 f"        v = d[{w!r}]",
                 "        n += 1",
             ]
@@ -315,11 +321,15 @@ def _compile_class(cls: type) -> tuple[Fn, Fn]:
             if wire_required:
                 s_lines += [
                     "        if v is None:",
-                    f"            raise Invalid('must not be null' if {w!r} in d else 'missing required field')",
+                    f"            raise Invalid('must not be null' if {w!r} in d else MISSING)",
                 ]
                 body_indent = "        "
             elif f.default is not None and f.default is not attrs.NOTHING:
-                s_lines += ["        if v is None:", f"            v = {f.default!r}", "        else:"]
+                s_lines += [
+                    "        if v is None:",
+                    f"            v = {f.default!r}",
+                    "        else:",
+                ]
                 body_indent = "            "
             else:
                 s_lines.append("        if v is not None:")
@@ -357,7 +367,7 @@ def _compile_class(cls: type) -> tuple[Fn, Fn]:
     source = "\n".join(s_lines) + "\n\n\n" + "\n".join(u_lines) + "\n"
     filename = f"<mcp_proto codec {cls.__qualname__}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    exec(compile(source, filename, "exec"), ns)  # noqa: S102
+    exec(compile(source, filename, "exec"), ns)
     s_fn: Fn = ns["structure"]
     u_fn: Fn = ns["unstructure"]
     _sources[cls] = source

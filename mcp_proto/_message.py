@@ -83,10 +83,11 @@ def loads(data: bytes | bytearray | memoryview | str, max_depth: int = DEFAULT_M
         raise DecodeError(PARSE_ERROR, f"Parse error: {e}") from None
     if type(obj) is dict or type(obj) is list:
         # Cheap bound first: nesting cannot exceed the number of brackets.
-        raw = data if isinstance(data, bytes | str) else bytes(data)
-        opens = raw.count(b"{" if isinstance(raw, bytes) else "{") + raw.count(
-            b"[" if isinstance(raw, bytes) else "["
-        )
+        if isinstance(data, str):
+            opens = data.count("{") + data.count("[")
+        else:
+            raw = data if isinstance(data, bytes) else bytes(data)
+            opens = raw.count(b"{") + raw.count(b"[")
         if opens > max_depth and _depth_exceeds(obj, max_depth):
             raise DecodeError(PARSE_ERROR, f"Parse error: nesting deeper than {max_depth}")
     return obj
@@ -117,8 +118,10 @@ def _invalid(message: str, id: Any = None) -> DecodeError:
 def message_from_json(obj: Any) -> Message:
     """Classify and structure an already-parsed JSON value as a message."""
     if type(obj) is not dict:
-        what = "a batch (array) is not a valid MCP message" if type(obj) is list else (
-            "the message must be a JSON object"
+        what = (
+            "a batch (array) is not a valid MCP message"
+            if type(obj) is list
+            else ("the message must be a JSON object")
         )
         raise _invalid(what)
     raw_id = obj.get("id")
@@ -153,7 +156,9 @@ def message_from_json(obj: Any) -> Message:
         if not err.path.startswith("/params"):
             err.code = INVALID_REQUEST if method is not None else INVALID_PARAMS
         raise err from None
-    raise _invalid('not a request, notification or response (no "method", "result" or "error")', id)
+    raise _invalid(
+        'not a request, notification or response (no "method", "result" or "error")', id
+    )
 
 
 def structure_result(result: Any, method: str) -> Any:

@@ -125,7 +125,11 @@ def _objects_structurer(classes: list[type]) -> Fn:
         value: (_best_fit(members, names) if len(members) > 1 else structurer(members[0]))
         for value, members in table.items()
     }
-    if_absent = (_best_fit(absent, names) if len(absent) > 1 else structurer(absent[0])) if absent else None
+    if_absent = (
+        (_best_fit(absent, names) if len(absent) > 1 else structurer(absent[0]))
+        if absent
+        else None
+    )
     allowed = ", ".join(repr(v) for v in table)
 
     def structure_tagged(v: Any) -> Any:

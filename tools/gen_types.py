@@ -39,81 +39,187 @@ OUT_DIR = ROOT / "mcp_proto" / "types"
 # Area modules, in dependency order: a module may refer only to earlier ones.
 AREAS: dict[str, list[str]] = {
     "base": [
-        "JSONValue", "JSONObject", "JSONArray", "MetaObject", "RequestId", "ProgressToken",
-        "Cursor", "Role", "LoggingLevel", "ResultType", "Icon", "Icons", "BaseMetadata",
-        "Implementation", "Annotations", "Error", "ParseError", "InvalidRequestError",
-        "MethodNotFoundError", "InvalidParamsError", "InternalError",
+        "JSONValue",
+        "JSONObject",
+        "JSONArray",
+        "MetaObject",
+        "RequestId",
+        "ProgressToken",
+        "Cursor",
+        "Role",
+        "LoggingLevel",
+        "ResultType",
+        "Icon",
+        "Icons",
+        "BaseMetadata",
+        "Implementation",
+        "Annotations",
+        "Error",
+        "ParseError",
+        "InvalidRequestError",
+        "MethodNotFoundError",
+        "InvalidParamsError",
+        "InternalError",
     ],
     "capabilities": [
-        "ClientCapabilities", "ServerCapabilities", "RequestMetaObject", "ResultMetaObject",
-        "NotificationMetaObject", "SubscriptionsListenResultMetaObject",
+        "ClientCapabilities",
+        "ServerCapabilities",
+        "RequestMetaObject",
+        "ResultMetaObject",
+        "NotificationMetaObject",
+        "SubscriptionsListenResultMetaObject",
     ],
     "content": [
-        "TextContent", "ImageContent", "AudioContent", "TextResourceContents",
-        "BlobResourceContents", "ResourceContents", "ResourceLink", "EmbeddedResource",
-        "ContentBlock", "ToolUseContent", "ToolResultContent", "SamplingMessageContentBlock",
+        "TextContent",
+        "ImageContent",
+        "AudioContent",
+        "TextResourceContents",
+        "BlobResourceContents",
+        "ResourceContents",
+        "ResourceLink",
+        "EmbeddedResource",
+        "ContentBlock",
+        "ToolUseContent",
+        "ToolResultContent",
+        "SamplingMessageContentBlock",
     ],
     "schemas": [
-        "StringSchema", "NumberSchema", "BooleanSchema", "UntitledSingleSelectEnumSchema",
-        "TitledSingleSelectEnumSchema", "UntitledMultiSelectEnumSchema",
-        "TitledMultiSelectEnumSchema", "LegacyTitledEnumSchema", "SingleSelectEnumSchema",
-        "MultiSelectEnumSchema", "EnumSchema", "PrimitiveSchemaDefinition",
+        "StringSchema",
+        "NumberSchema",
+        "BooleanSchema",
+        "UntitledSingleSelectEnumSchema",
+        "TitledSingleSelectEnumSchema",
+        "UntitledMultiSelectEnumSchema",
+        "TitledMultiSelectEnumSchema",
+        "LegacyTitledEnumSchema",
+        "SingleSelectEnumSchema",
+        "MultiSelectEnumSchema",
+        "EnumSchema",
+        "PrimitiveSchemaDefinition",
     ],
     "jsonrpc": [
-        "Request", "Notification", "Result", "EmptyResult", "ClientResult", "RequestParams",
-        "NotificationParams", "PaginatedRequestParams", "PaginatedRequest", "PaginatedResult",
-        "CacheableResult", "ResourceRequestParams", "JSONRPCRequest", "JSONRPCNotification",
-        "JSONRPCErrorResponse", "HeaderMismatchError", "MissingRequiredClientCapabilityError",
+        "Request",
+        "Notification",
+        "Result",
+        "EmptyResult",
+        "ClientResult",
+        "RequestParams",
+        "NotificationParams",
+        "PaginatedRequestParams",
+        "PaginatedRequest",
+        "PaginatedResult",
+        "CacheableResult",
+        "ResourceRequestParams",
+        "JSONRPCRequest",
+        "JSONRPCNotification",
+        "JSONRPCErrorResponse",
+        "HeaderMismatchError",
+        "MissingRequiredClientCapabilityError",
         "UnsupportedProtocolVersionError",
     ],
     "tools": [
-        "ToolAnnotations", "Tool", "ListToolsRequest", "ListToolsResult",
-        "ListToolsResultResponse", "ToolListChangedNotification",
+        "ToolAnnotations",
+        "Tool",
+        "ListToolsRequest",
+        "ListToolsResult",
+        "ListToolsResultResponse",
+        "ToolListChangedNotification",
     ],
     "client": [
-        "ModelHint", "ModelPreferences", "ToolChoice", "SamplingMessage",
-        "CreateMessageRequestParams", "CreateMessageRequest", "CreateMessageResult", "Root",
-        "ListRootsRequest", "ListRootsResult", "ElicitRequestFormParams",
-        "ElicitRequestURLParams", "ElicitRequestParams", "ElicitRequest", "ElicitResult",
+        "ModelHint",
+        "ModelPreferences",
+        "ToolChoice",
+        "SamplingMessage",
+        "CreateMessageRequestParams",
+        "CreateMessageRequest",
+        "CreateMessageResult",
+        "Root",
+        "ListRootsRequest",
+        "ListRootsResult",
+        "ElicitRequestFormParams",
+        "ElicitRequestURLParams",
+        "ElicitRequestParams",
+        "ElicitRequest",
+        "ElicitResult",
     ],
     "mrtr": [
-        "InputRequest", "InputRequests", "InputResponse", "InputResponses",
-        "InputRequiredResult", "InputResponseRequestParams",
+        "InputRequest",
+        "InputRequests",
+        "InputResponse",
+        "InputResponses",
+        "InputRequiredResult",
+        "InputResponseRequestParams",
     ],
     "tool_calls": [
-        "CallToolRequestParams", "CallToolRequest", "CallToolResult", "CallToolResultResponse",
+        "CallToolRequestParams",
+        "CallToolRequest",
+        "CallToolResult",
+        "CallToolResultResponse",
     ],
     "resources": [
-        "Resource", "ResourceTemplate", "ListResourcesRequest", "ListResourcesResult",
-        "ListResourcesResultResponse", "ListResourceTemplatesRequest",
-        "ListResourceTemplatesResult", "ListResourceTemplatesResultResponse",
-        "ReadResourceRequestParams", "ReadResourceRequest", "ReadResourceResult",
-        "ReadResourceResultResponse", "ResourceListChangedNotification",
-        "ResourceUpdatedNotificationParams", "ResourceUpdatedNotification",
+        "Resource",
+        "ResourceTemplate",
+        "ListResourcesRequest",
+        "ListResourcesResult",
+        "ListResourcesResultResponse",
+        "ListResourceTemplatesRequest",
+        "ListResourceTemplatesResult",
+        "ListResourceTemplatesResultResponse",
+        "ReadResourceRequestParams",
+        "ReadResourceRequest",
+        "ReadResourceResult",
+        "ReadResourceResultResponse",
+        "ResourceListChangedNotification",
+        "ResourceUpdatedNotificationParams",
+        "ResourceUpdatedNotification",
     ],
     "prompts": [
-        "PromptArgument", "Prompt", "PromptMessage", "ListPromptsRequest", "ListPromptsResult",
-        "ListPromptsResultResponse", "GetPromptRequestParams", "GetPromptRequest",
-        "GetPromptResult", "GetPromptResultResponse", "PromptListChangedNotification",
+        "PromptArgument",
+        "Prompt",
+        "PromptMessage",
+        "ListPromptsRequest",
+        "ListPromptsResult",
+        "ListPromptsResultResponse",
+        "GetPromptRequestParams",
+        "GetPromptRequest",
+        "GetPromptResult",
+        "GetPromptResultResponse",
+        "PromptListChangedNotification",
     ],
     "completion": [
-        "PromptReference", "ResourceTemplateReference", "CompleteRequestParams",
-        "CompleteRequest", "CompleteResult", "CompleteResultResponse",
+        "PromptReference",
+        "ResourceTemplateReference",
+        "CompleteRequestParams",
+        "CompleteRequest",
+        "CompleteResult",
+        "CompleteResultResponse",
     ],
     "discovery": ["DiscoverRequest", "DiscoverResult", "DiscoverResultResponse"],
     "subscriptions": [
-        "SubscriptionFilter", "SubscriptionsListenRequestParams", "SubscriptionsListenRequest",
-        "SubscriptionsListenResult", "SubscriptionsListenResultResponse",
-        "SubscriptionsAcknowledgedNotificationParams", "SubscriptionsAcknowledgedNotification",
+        "SubscriptionFilter",
+        "SubscriptionsListenRequestParams",
+        "SubscriptionsListenRequest",
+        "SubscriptionsListenResult",
+        "SubscriptionsListenResultResponse",
+        "SubscriptionsAcknowledgedNotificationParams",
+        "SubscriptionsAcknowledgedNotification",
     ],
     "notifications": [
-        "CancelledNotificationParams", "CancelledNotification", "ProgressNotificationParams",
-        "ProgressNotification", "LoggingMessageNotificationParams",
+        "CancelledNotificationParams",
+        "CancelledNotification",
+        "ProgressNotificationParams",
+        "ProgressNotification",
+        "LoggingMessageNotificationParams",
         "LoggingMessageNotification",
     ],
     "messages": [
-        "ServerResult", "JSONRPCResultResponse", "JSONRPCResponse", "JSONRPCMessage",
-        "ClientRequest", "ClientNotification", "ServerNotification",
+        "ServerResult",
+        "JSONRPCResultResponse",
+        "JSONRPCResponse",
+        "JSONRPCMessage",
+        "ClientRequest",
+        "ClientNotification",
+        "ServerNotification",
     ],
 }
 
@@ -135,6 +241,11 @@ JSON_ALIASES = {
     "JSONArray": "list[Any]",
     "MetaObject": "dict[str, Any]",
 }
+# Required by the schema but read as optional: CACHE-06 tells clients to assume a
+# ttlMs of 0 when an older server leaves it out (and the spec's own
+# ReadResourceResultResponse example has neither).  Servers must still send them;
+# the server connection enforces that on send.
+TOLERATED_ABSENT = {"ttlMs", "cacheScope"}
 PRIMITIVES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
 
 
@@ -226,11 +337,12 @@ class Generator:
 
     def merge_all_of(self, parts: list[dict[str, Any]]) -> dict[str, Any]:
         merged: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
-        for part in parts:
-            if "$ref" in part:
-                part = self.defs[part["$ref"].rsplit("/", 1)[-1]]
+        for item in parts:
+            part = self.defs[item["$ref"].rsplit("/", 1)[-1]] if "$ref" in item else item
             merged["properties"].update(part.get("properties", {}))
-            merged["required"] += [r for r in part.get("required", []) if r not in merged["required"]]
+            merged["required"] += [
+                r for r in part.get("required", []) if r not in merged["required"]
+            ]
         return merged
 
     def inline_class(self, s: dict[str, Any], owner: str, wire: str, deps: set[str]) -> str:
@@ -245,7 +357,7 @@ class Generator:
         self.area_of[name] = area
         cls = ClassDef(name, area, s, inline_of)
         self.classes[name] = cls
-        required = set(s.get("required", ()))
+        required = set(s.get("required", ())) - TOLERATED_ABSENT
         seen: set[str] = set()
         props = s.get("properties", {})
         for wire in sorted(props, key=lambda w: field_rank(w, w in required)):
@@ -256,7 +368,11 @@ class Generator:
             ps = props[wire]
             ann = OVERRIDES.get((name, wire))
             if wire == "resultType":
-                ann = "str" if name == "Result" else f"Literal[{self.default_for(name, wire, ps, True)}]"
+                ann = (
+                    "str"
+                    if name == "Result"
+                    else f"Literal[{self.default_for(name, wire, ps, True)}]"
+                )
             elif ann is not None:
                 cls.deps.add(ann)
             elif (name, wire) in SCHEMA_FIELDS:
@@ -340,7 +456,13 @@ class Generator:
             if dep_area in imports:
                 names_list = ", ".join(sorted(imports[dep_area]))
                 lines.append(f"from ._gen_{dep_area} import {names_list}")
-        lines += ["", "__all__ = [", *[f'    "{n}",' for n in self.sorted_local(names, area)], "]", ""]
+        lines += [
+            "",
+            "__all__ = [",
+            *[f'    "{n}",' for n in self.sorted_local(names, area)],
+            "]",
+            "",
+        ]
         return "\n".join(lines) + "\n" + "\n".join(body)
 
     def emit_index(self) -> str:
@@ -394,8 +516,15 @@ class Generator:
             doc = [f'    """The ``{name}`` schema definition.']
         if cls.fields:
             wires = ", ".join(f"``{w}``{'' if req else '?'}" for _, w, _, _, req in cls.fields)
-            doc += ["", textwrap.fill(f"Wire names (? = optional): {wires}.", 92,
-                                      initial_indent="    ", subsequent_indent="    ")]
+            doc += [
+                "",
+                textwrap.fill(
+                    f"Wire names (? = optional): {wires}.",
+                    92,
+                    initial_indent="    ",
+                    subsequent_indent="    ",
+                ),
+            ]
         doc.append('    """')
         out = ["@frozen(kw_only=True)", f"class {name}:", *doc, ""]
         for attr, wire_name, ann, default, required in cls.fields:
@@ -403,7 +532,11 @@ class Generator:
             if default == "None" and ann != "Any":
                 ann_text = f"{ann} | None"
             meta = f'{{"wire": {json.dumps(wire_name)}'
-            if required and default is not None and not (wire_name == "resultType" and default == '"complete"'):
+            if (
+                required
+                and default is not None
+                and not (wire_name == "resultType" and default == '"complete"')
+            ):
                 meta += ', "required": True'
             for key in ("minimum", "maximum", "maxItems"):
                 if key in cls.schema["properties"][wire_name]:
@@ -430,8 +563,20 @@ def ruff_format(text: str) -> str:
     """Format generated code with the project's ruff settings (ruff is a dev dependency)."""
     for args in (["check", "--fix", "--select", "I", "--quiet"], ["format"]):
         done = subprocess.run(
-            [sys.executable, "-m", "ruff", *args, "--stdin-filename", "mcp_proto/types/gen.py", "-"],
-            input=text, capture_output=True, text=True, check=True, cwd=ROOT,
+            [
+                sys.executable,
+                "-m",
+                "ruff",
+                *args,
+                "--stdin-filename",
+                "mcp_proto/types/gen.py",
+                "-",
+            ],
+            input=text,
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
         )
         text = done.stdout
     return text

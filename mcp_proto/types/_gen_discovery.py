@@ -42,16 +42,18 @@ class DiscoverRequest:
 class DiscoverResult:
     """The ``DiscoverResult`` schema definition.
 
-    Wire names (? = optional): ``cacheScope``, ``capabilities``, ``resultType``,
-    ``supportedVersions``, ``ttlMs``, ``instructions``?, ``_meta``?.
+    Wire names (? = optional): ``capabilities``, ``resultType``, ``supportedVersions``,
+    ``cacheScope``?, ``instructions``?, ``ttlMs``?, ``_meta``?.
     """
 
-    cache_scope: Literal["private", "public"] = field(metadata={"wire": "cacheScope"})
     capabilities: ServerCapabilities = field(metadata={"wire": "capabilities"})
     result_type: Literal["complete"] = field(default="complete", metadata={"wire": "resultType"})
     supported_versions: Sequence[str] = field(metadata={"wire": "supportedVersions"})
-    ttl_ms: int = field(metadata={"wire": "ttlMs", "minimum": 0})
+    cache_scope: Literal["private", "public"] | None = field(
+        default=None, metadata={"wire": "cacheScope"}
+    )
     instructions: str | None = field(default=None, metadata={"wire": "instructions"})
+    ttl_ms: int | None = field(default=None, metadata={"wire": "ttlMs", "minimum": 0})
     meta: ResultMetaObject | None = field(default=None, metadata={"wire": "_meta"})
     extra: Mapping[str, Any] = EMPTY
 

@@ -157,12 +157,14 @@ class PaginatedResult:
 class CacheableResult:
     """The ``CacheableResult`` schema definition.
 
-    Wire names (? = optional): ``cacheScope``, ``resultType``, ``ttlMs``, ``_meta``?.
+    Wire names (? = optional): ``resultType``, ``cacheScope``?, ``ttlMs``?, ``_meta``?.
     """
 
-    cache_scope: Literal["private", "public"] = field(metadata={"wire": "cacheScope"})
     result_type: Literal["complete"] = field(default="complete", metadata={"wire": "resultType"})
-    ttl_ms: int = field(metadata={"wire": "ttlMs", "minimum": 0})
+    cache_scope: Literal["private", "public"] | None = field(
+        default=None, metadata={"wire": "cacheScope"}
+    )
+    ttl_ms: int | None = field(default=None, metadata={"wire": "ttlMs", "minimum": 0})
     meta: ResultMetaObject | None = field(default=None, metadata={"wire": "_meta"})
     extra: Mapping[str, Any] = EMPTY
 

@@ -97,15 +97,17 @@ class ListPromptsRequest:
 class ListPromptsResult:
     """The ``ListPromptsResult`` schema definition.
 
-    Wire names (? = optional): ``cacheScope``, ``prompts``, ``resultType``, ``ttlMs``,
-    ``nextCursor``?, ``_meta``?.
+    Wire names (? = optional): ``prompts``, ``resultType``, ``cacheScope``?,
+    ``nextCursor``?, ``ttlMs``?, ``_meta``?.
     """
 
-    cache_scope: Literal["private", "public"] = field(metadata={"wire": "cacheScope"})
     prompts: Sequence[Prompt] = field(metadata={"wire": "prompts"})
     result_type: Literal["complete"] = field(default="complete", metadata={"wire": "resultType"})
-    ttl_ms: int = field(metadata={"wire": "ttlMs", "minimum": 0})
+    cache_scope: Literal["private", "public"] | None = field(
+        default=None, metadata={"wire": "cacheScope"}
+    )
     next_cursor: str | None = field(default=None, metadata={"wire": "nextCursor"})
+    ttl_ms: int | None = field(default=None, metadata={"wire": "ttlMs", "minimum": 0})
     meta: ResultMetaObject | None = field(default=None, metadata={"wire": "_meta"})
     extra: Mapping[str, Any] = EMPTY
 

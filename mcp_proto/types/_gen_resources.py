@@ -95,15 +95,17 @@ class ListResourcesRequest:
 class ListResourcesResult:
     """The ``ListResourcesResult`` schema definition.
 
-    Wire names (? = optional): ``cacheScope``, ``resources``, ``resultType``, ``ttlMs``,
-    ``nextCursor``?, ``_meta``?.
+    Wire names (? = optional): ``resources``, ``resultType``, ``cacheScope``?,
+    ``nextCursor``?, ``ttlMs``?, ``_meta``?.
     """
 
-    cache_scope: Literal["private", "public"] = field(metadata={"wire": "cacheScope"})
     resources: Sequence[Resource] = field(metadata={"wire": "resources"})
     result_type: Literal["complete"] = field(default="complete", metadata={"wire": "resultType"})
-    ttl_ms: int = field(metadata={"wire": "ttlMs", "minimum": 0})
+    cache_scope: Literal["private", "public"] | None = field(
+        default=None, metadata={"wire": "cacheScope"}
+    )
     next_cursor: str | None = field(default=None, metadata={"wire": "nextCursor"})
+    ttl_ms: int | None = field(default=None, metadata={"wire": "ttlMs", "minimum": 0})
     meta: ResultMetaObject | None = field(default=None, metadata={"wire": "_meta"})
     extra: Mapping[str, Any] = EMPTY
 
@@ -141,15 +143,17 @@ class ListResourceTemplatesRequest:
 class ListResourceTemplatesResult:
     """The ``ListResourceTemplatesResult`` schema definition.
 
-    Wire names (? = optional): ``cacheScope``, ``resourceTemplates``, ``resultType``,
-    ``ttlMs``, ``nextCursor``?, ``_meta``?.
+    Wire names (? = optional): ``resourceTemplates``, ``resultType``, ``cacheScope``?,
+    ``nextCursor``?, ``ttlMs``?, ``_meta``?.
     """
 
-    cache_scope: Literal["private", "public"] = field(metadata={"wire": "cacheScope"})
     resource_templates: Sequence[ResourceTemplate] = field(metadata={"wire": "resourceTemplates"})
     result_type: Literal["complete"] = field(default="complete", metadata={"wire": "resultType"})
-    ttl_ms: int = field(metadata={"wire": "ttlMs", "minimum": 0})
+    cache_scope: Literal["private", "public"] | None = field(
+        default=None, metadata={"wire": "cacheScope"}
+    )
     next_cursor: str | None = field(default=None, metadata={"wire": "nextCursor"})
+    ttl_ms: int | None = field(default=None, metadata={"wire": "ttlMs", "minimum": 0})
     meta: ResultMetaObject | None = field(default=None, metadata={"wire": "_meta"})
     extra: Mapping[str, Any] = EMPTY
 
@@ -205,16 +209,18 @@ class ReadResourceRequest:
 class ReadResourceResult:
     """The ``ReadResourceResult`` schema definition.
 
-    Wire names (? = optional): ``cacheScope``, ``contents``, ``resultType``, ``ttlMs``,
+    Wire names (? = optional): ``contents``, ``resultType``, ``cacheScope``?, ``ttlMs``?,
     ``_meta``?.
     """
 
-    cache_scope: Literal["private", "public"] = field(metadata={"wire": "cacheScope"})
     contents: Sequence[TextResourceContents | BlobResourceContents] = field(
         metadata={"wire": "contents"}
     )
     result_type: Literal["complete"] = field(default="complete", metadata={"wire": "resultType"})
-    ttl_ms: int = field(metadata={"wire": "ttlMs", "minimum": 0})
+    cache_scope: Literal["private", "public"] | None = field(
+        default=None, metadata={"wire": "cacheScope"}
+    )
+    ttl_ms: int | None = field(default=None, metadata={"wire": "ttlMs", "minimum": 0})
     meta: ResultMetaObject | None = field(default=None, metadata={"wire": "_meta"})
     extra: Mapping[str, Any] = EMPTY
 

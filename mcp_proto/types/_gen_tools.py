@@ -80,15 +80,17 @@ class ListToolsRequest:
 class ListToolsResult:
     """The ``ListToolsResult`` schema definition.
 
-    Wire names (? = optional): ``cacheScope``, ``resultType``, ``tools``, ``ttlMs``,
-    ``nextCursor``?, ``_meta``?.
+    Wire names (? = optional): ``resultType``, ``tools``, ``cacheScope``?, ``nextCursor``?,
+    ``ttlMs``?, ``_meta``?.
     """
 
-    cache_scope: Literal["private", "public"] = field(metadata={"wire": "cacheScope"})
     result_type: Literal["complete"] = field(default="complete", metadata={"wire": "resultType"})
     tools: Sequence[Tool] = field(metadata={"wire": "tools"})
-    ttl_ms: int = field(metadata={"wire": "ttlMs", "minimum": 0})
+    cache_scope: Literal["private", "public"] | None = field(
+        default=None, metadata={"wire": "cacheScope"}
+    )
     next_cursor: str | None = field(default=None, metadata={"wire": "nextCursor"})
+    ttl_ms: int | None = field(default=None, metadata={"wire": "ttlMs", "minimum": 0})
     meta: ResultMetaObject | None = field(default=None, metadata={"wire": "_meta"})
     extra: Mapping[str, Any] = EMPTY
 
