@@ -32,7 +32,6 @@ from typing import Any, Literal, TypeVar, get_args, get_origin
 
 import attrs
 
-from . import types as model
 from ._errors import INVALID_PARAMS, DecodeError, EncodeError
 from ._model import EMPTY
 
@@ -455,8 +454,9 @@ def structure(obj: Any, tp: type[T] | Any) -> T:
     """Structure plain JSON values (``dict``, ``list``, ``str``...) as the model type ``tp``.
 
     ``tp`` is any model class, model alias (``ContentBlock``, ``RequestId``) or
-    container of them (``list[Tool]``).  Raises :class:`DecodeError` (``-32602``,
-    with a JSON pointer in ``path`` and ``data``) when ``obj`` does not fit.
+    container of them (``list[Tool]``); another type raises ``TypeError``.
+    Raises :class:`DecodeError` (``-32602``, with a JSON pointer in ``path`` and
+    ``data``) when ``obj`` does not fit.
     """
     fn = structurer(tp)
     if fn is None:
@@ -465,8 +465,6 @@ def structure(obj: Any, tp: type[T] | Any) -> T:
         return typing.cast(T, fn(obj))
     except Invalid as e:
         raise invalid_to_decode_error(e) from None
-    except RecursionError:
-        raise DecodeError(INVALID_PARAMS, "value nested too deeply") from None
 
 
 def invalid_to_decode_error(e: Invalid, prefix: str = "", id: Any = None) -> DecodeError:
@@ -494,13 +492,6 @@ def unstructure(value: Any) -> Any:
     if value is None or tp in (str, int, float, bool):
         return value
     raise EncodeError(f"cannot unstructure a {tp.__name__}")
-
-
-def _ensure_all() -> None:
-    for name in model.__all__:
-        obj = getattr(model, name)
-        if isinstance(obj, type) and attrs.has(obj):
-            _compile_class(obj)
 
 
 from . import _unions  # noqa: E402, F401  (registers the special unions)
