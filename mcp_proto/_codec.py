@@ -244,6 +244,27 @@ def _as_list(v: Any) -> Any:
     return v if type(v) is list else list(v)
 
 
+class _ByType(dict[type, Fn]):
+    """A union's unstructurers by exact class; other values take the general path."""
+
+    def __init__(self, table: dict[type, Fn], fallback: Fn) -> None:
+        super().__init__(table)
+        self.fallback = fallback
+
+    def __missing__(self, key: type) -> Fn:
+        return self.fallback
+
+
+def _dispatch_table(tp: Any) -> _ByType:
+    table = {a: _compile_class(a)[1] for a in get_args(tp) if attrs.has(a)}
+    return _ByType(table, _union_unstructurer(tp))
+
+
+def _is_class_union(tp: Any) -> bool:
+    origin = get_origin(tp)
+    return origin in (typing.Union, pytypes.UnionType) and any(attrs.has(a) for a in get_args(tp))
+
+
 def _union_unstructurer(tp: Any) -> Fn:
     by_type: dict[type, Fn | None] = {}
     seq: Fn | None = None
@@ -297,47 +318,36 @@ def _compile_class(cls: type) -> tuple[Fn, Fn]:
         "def structure(d):",
         "    if type(d) is not dict:",
         "        raise bad(d, 'an object')",
+    ]
+    if all(f.default is not attrs.NOTHING and not f.metadata.get("required") for f in fields):
+        # An empty object (``clientCapabilities: {}`` on every request) is one shared instance.
+        ns["DEFAULT"] = cls()
+        s_lines += ["    if not d:", "        return DEFAULT"]
+    s_lines += [
         "    k = None",
         "    n = 0",
         "    try:",
     ]
     u_lines = ["def unstructure(o):", "    d = {}"]
     args = []
+    required_lines: list[str] = []
+    optional_lines: list[str] = []
+    absent_lines: list[str] = []
     for f in fields:
-        w = f.metadata["wire"]
         tp = _strip_none(hints[f.name])
         wire_required = f.metadata.get("required", f.default is attrs.NOTHING)
-        s_lines.append(f"        k = {w!r}")
-        if tp is Any and wire_required:
-            s_lines += [
-                f"        if {w!r} not in d:",
-                "            raise Invalid(MISSING)",
-                f"        v = d[{w!r}]",
-                "        n += 1",
-            ]
+        block = _field_block(f, tp, pending, wire_required)
+        if wire_required:
+            required_lines += ["        " + line for line in block]
         else:
-            s_lines.append(f"        v = d.get({w!r})")
-            if wire_required:
-                s_lines += [
-                    "        if v is None:",
-                    f"            raise Invalid('must not be null' if {w!r} in d else MISSING)",
-                ]
-                body_indent = "        "
-            elif f.default is not None and f.default is not attrs.NOTHING:
-                s_lines += [
-                    "        if v is None:",
-                    f"            v = {f.default!r}",
-                    "        else:",
-                ]
-                body_indent = "            "
-            else:
-                s_lines.append("        if v is not None:")
-                body_indent = "            "
-            s_lines += [body_indent + line for line in _field_structure(f, tp, pending)]
-            s_lines.append(body_indent + "n += 1")
-        s_lines.append(f"        f_{f.name} = v")
+            optional_lines += ["            " + line for line in block]
+            absent_lines.append(f"            f_{f.name} = {f.default!r}")
         args.append(f.name)
         u_lines += _field_unstructure(cls, f, tp, pending, wire_required)
+    s_lines += required_lines
+    if optional_lines:
+        # Sparse objects are the rule: when only the required keys are there, skip the rest.
+        s_lines += ["        if len(d) == n:", *absent_lines, "        else:", *optional_lines]
     if not fields:
         s_lines.append("        pass")
     s_lines += [
@@ -376,6 +386,34 @@ def _compile_class(cls: type) -> tuple[Fn, Fn]:
     for name, build, tp in pending:
         ns[name] = build(tp)
     return s_fn, u_fn
+
+
+def _field_block(
+    f: attrs.Attribute[Any], tp: Any, pending: list[Any], wire_required: bool
+) -> list[str]:
+    """Structure code for one field: reads ``d``, leaves the value in ``f_<name>``."""
+    w = f.metadata["wire"]
+    lines = [f"k = {w!r}"]
+    if tp is Any and wire_required:
+        lines += [f"if {w!r} not in d:", "    raise Invalid(MISSING)", f"v = d[{w!r}]", "n += 1"]
+    else:
+        lines.append(f"v = d.get({w!r})")
+        if wire_required:
+            lines += [
+                "if v is None:",
+                f"    raise Invalid('must not be null' if {w!r} in d else MISSING)",
+            ]
+            indent = ""
+        elif f.default is not None:
+            lines += ["if v is None:", f"    v = {f.default!r}", "else:"]
+            indent = "    "
+        else:
+            lines.append("if v is not None:")
+            indent = "    "
+        lines += [indent + line for line in _field_structure(f, tp, pending)]
+        lines.append(indent + "n += 1")
+    lines.append(f"f_{f.name} = v")
+    return lines
 
 
 def _is_plain(tp: Any) -> bool:
@@ -423,7 +461,17 @@ def _field_unstructure(
     cls: type, f: attrs.Attribute[Any], tp: Any, pending: list[Any], wire_required: bool
 ) -> list[str]:
     w = f.metadata["wire"]
-    if not _is_plain(tp):
+    origin, args = get_origin(tp), get_args(tp)
+    if _is_class_union(tp):
+        pending.append((f"U_{f.name}", _dispatch_table, tp))
+        value = f"U_{f.name}[type(v)](v)"
+    elif origin in (Sequence, list) and _is_class_union(args[0]):
+        pending.append((f"U_{f.name}", _dispatch_table, args[0]))
+        value = f"[U_{f.name}[type(y)](y) for y in v]"
+    elif origin in (Sequence, list) and attrs.has(args[0]):
+        pending.append((f"U_{f.name}", unstructurer, args[0]))
+        value = f"[U_{f.name}(y) for y in v]"
+    elif not _is_plain(tp):
         pending.append((f"U_{f.name}", unstructurer, tp))
         value = f"U_{f.name}(v)"
     elif get_origin(tp) in (Sequence, list):
