@@ -19,9 +19,12 @@ __all__ = [
     "INVALID_PARAMS",
     "INVALID_REQUEST",
     "LEGACY_RESOURCE_NOT_FOUND",
+    "LocalProtocolError",
     "METHOD_NOT_FOUND",
     "MISSING_REQUIRED_CLIENT_CAPABILITY",
     "PARSE_ERROR",
+    "ProtocolError",
+    "RemoteProtocolError",
     "UNSUPPORTED_PROTOCOL_VERSION",
     "DecodeError",
     "EncodeError",
@@ -79,6 +82,18 @@ class DecodeError(Exception):
         """The whole error response to send back (``id`` omitted when unknown)."""
         return JSONRPCErrorResponse(id=self.id, error=self.error())
 
+    def _key(self) -> tuple[Any, ...]:
+        return (self.code, self.message, repr(self.data), self.id, self.path)
+
+    def __eq__(self, other: object) -> bool:
+        """Errors with the same code, message, data, id and path are equal."""
+        if not isinstance(other, DecodeError):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
     def __repr__(self) -> str:
         return f"DecodeError(code={self.code}, message={self.message!r}, id={self.id!r})"
 
@@ -88,6 +103,35 @@ class EncodeError(ValueError):
 
     Raised by :func:`mcp_proto.unstructure` and :func:`mcp_proto.encode_message`,
     for instance for a request without ``_meta`` or a string with a lone surrogate.
+    """
+
+
+class ProtocolError(Exception):
+    """Base of the connections' errors; never raised itself.
+
+    ``rule`` names the requirement broken (``"PROG-05"``, ``"SUB-04"``...) when
+    there is one, so a log line says which part of the spec was violated.
+    """
+
+    def __init__(self, message: str, *, rule: str | None = None) -> None:
+        super().__init__(f"{message} ({rule})" if rule else message)
+        self.rule = rule
+
+
+class LocalProtocolError(ProtocolError):
+    """Our own side tried to do something the protocol forbids.
+
+    Raised by ``send``; the connection's state is left exactly as it was
+    before the call, so the caller may fix the event and try again.
+    """
+
+
+class RemoteProtocolError(ProtocolError):
+    """The peer broke the framing (an over-long line, end of input mid-line).
+
+    Raised by ``next_event``; the connection cannot be resynchronised and every
+    later ``next_event`` raises it again.  Messages that are merely invalid but
+    keep the framing intact are events (``InvalidMessage``), not this.
     """
 
 

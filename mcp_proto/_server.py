@@ -1,0 +1,259 @@
+"""The server role over a byte stream (stdio, TCP, pipes) or pre-framed messages.
+
+Receiving: every request is checked before the application sees it, in this
+order (each refusal is an :class:`InvalidMessage` whose ``reply`` the caller
+sends): the message decodes (``-32700``/``-32600``/``-32602``, META-08); a
+removed method (``initialize``, ``ping``...) gets ``-32601``; the protocol
+version is one this server serves (``-32022``, VER-02); the method exists and
+its server capability is offered (``-32601``, ERR-07); the id is not already in
+flight (``-32600``, BASE-06); the in-flight and subscription limits are not
+reached (``-32603``).  ``notifications/cancelled`` for an in-flight request
+gives :class:`Cancelled`.  Responses from a client and unknown notifications are
+dropped without a reply (PAT-03, BASE-18).
+
+Sending: the rules of :mod:`mcp_proto._server_rules` are checked and the result
+stamped (``resultType``, ``io.modelcontextprotocol/serverInfo``,
+``subscriptionId``); anything for a cancelled request is dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from . import types as t
+from ._capabilities import has_capability
+from ._codec import structure, unstructure
+from ._errors import (
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    DecodeError,
+    unsupported_protocol_version,
+)
+from ._events import Cancelled, ConnectionClosed, Event, InvalidMessage, Request
+from ._extensions import Extension, ExtensionRegistry
+from ._framing import DEFAULT_MAX_MESSAGE_SIZE
+from ._message import DEFAULT_MAX_DEPTH, Message
+from ._methods import METHODS, REMOVED_METHODS, Kind
+from ._server_rules import InFlight, ServerRules
+from ._stream import Commit, StreamConnection
+
+__all__ = ["DEFAULT_SERVER_INFO", "LATEST_PROTOCOL_VERSION", "ServerConnection"]
+
+LATEST_PROTOCOL_VERSION = "2026-07-28"
+DEFAULT_SERVER_INFO = t.Implementation(name="mcp-proto", version="0.1.0")
+
+_META_ONLY = t.RequestParams
+
+
+class ServerConnection(StreamConnection):
+    """The server side of one MCP connection.
+
+    ``supported_versions`` are the revisions served (``data.supported`` of a
+    ``-32022`` lists exactly these).  ``capabilities`` gate methods: a request
+    for ``tools/call`` when ``tools`` is not offered is ``-32601``.
+    ``server_info`` is stamped into every result's ``_meta`` unless
+    ``stamp_server_info`` is false (META-11).  ``cache_hints`` (``ttlMs``,
+    ``cacheScope``) go into :meth:`discover_result`.  ``max_in_flight`` and
+    ``max_subscriptions`` bound what a client can open; ``tombstones`` bounds
+    the memory of finished and cancelled ids.
+    """
+
+    def __init__(
+        self,
+        *,
+        capabilities: t.ServerCapabilities | None = None,
+        server_info: t.Implementation = DEFAULT_SERVER_INFO,
+        supported_versions: Iterable[str] = (LATEST_PROTOCOL_VERSION,),
+        instructions: str | None = None,
+        cache_hints: tuple[int, str] = (0, "public"),
+        stamp_server_info: bool = True,
+        extensions: Iterable[Extension] = (),
+        max_in_flight: int = 1024,
+        max_subscriptions: int = 1024,
+        max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        tombstones: int = 4096,
+    ) -> None:
+        super().__init__(
+            max_message_size=max_message_size, max_depth=max_depth, tombstones=tombstones
+        )
+        self.capabilities = capabilities if capabilities is not None else t.ServerCapabilities()
+        self.server_info = server_info
+        self.supported_versions = tuple(supported_versions)
+        self.instructions = instructions
+        self.cache_hints = cache_hints
+        self.extensions = ExtensionRegistry(extensions, self.capabilities.extensions or {})
+        self.max_in_flight = max_in_flight
+        self.max_subscriptions = max_subscriptions
+        self._caps_json = unstructure(self.capabilities)
+        self._in_flight: dict[t.RequestId, InFlight] = {}
+        self._listens = 0
+        self._rules = ServerRules(
+            self, unstructure(server_info) if stamp_server_info else None, self.extensions
+        )
+
+    # -- configuration answers ---------------------------------------------
+
+    def discover_result(self) -> t.DiscoverResult:
+        """The ``server/discover`` answer from this connection's configuration (VER-05)."""
+        ttl, scope = self.cache_hints
+        return t.DiscoverResult(
+            supported_versions=list(self.supported_versions),
+            capabilities=self.capabilities,
+            instructions=self.instructions,
+            ttl_ms=ttl,
+            cache_scope=scope,  # type: ignore[arg-type]
+        )
+
+    def in_flight(self) -> tuple[t.RequestId, ...]:
+        """Ids of the requests received and not yet answered or cancelled."""
+        return tuple(self._in_flight)
+
+    def request_info(self, id: t.RequestId) -> InFlight | None:
+        """What the connection tracks for in-flight request ``id``."""
+        return self._in_flight.get(id)
+
+    # -- receiving ----------------------------------------------------------
+
+    def _on_invalid(self, error: DecodeError, obj: Any) -> Event | None:
+        no_reply = type(obj) is dict and ("id" not in obj or "method" not in obj)
+        if no_reply and ("method" in obj or "result" in obj or "error" in obj):
+            # A notification or a response: never answered (BASE-18, PAT-03).
+            return InvalidMessage(error=error)
+        return InvalidMessage(error=error, reply=error.error_response())
+
+    def _refuse(self, code: int, message: str, id: t.RequestId, data: Any = None) -> Event:
+        return self._on_invalid(DecodeError(code, message, data=data, id=id), None) or (
+            InvalidMessage(error=DecodeError(code, message, id=id))
+        )
+
+    def _on_message(self, message: Message) -> Event | None:
+        msg: Any = message
+        method = getattr(msg, "method", None)
+        if method is None:  # a response: clients do not send them (PAT-03)
+            error = DecodeError(INVALID_REQUEST, "clients do not send responses (PAT-03)")
+            return InvalidMessage(error=error)
+        if not hasattr(msg, "id"):
+            return self._on_notification(msg, method)
+        id: t.RequestId = msg.id
+        info = METHODS.get(method)
+        if info is None or info.kind is not Kind.REQUEST:
+            return self._on_other_request(msg, method, id)
+        params = msg.params
+        return self._admit(id, method, params, params.meta, info.server_capability)
+
+    def _on_other_request(self, message: Any, method: str, id: t.RequestId) -> Event:
+        if method in REMOVED_METHODS or method in METHODS:
+            data = {"supported": list(self.supported_versions)} if method == "initialize" else None
+            return self._refuse(METHOD_NOT_FOUND, f"Method not found: {method}", id, data)
+        raw = message.params if message.params is not None else {}
+        try:
+            meta: t.RequestMetaObject | None = structure(raw, _META_ONLY).meta
+        except DecodeError as e:
+            e.id = id
+            return self._on_invalid(e, None) or InvalidMessage(error=e)
+        refused = self._check_version(meta, id)
+        if refused is not None:
+            return refused
+        ext = self.extensions.for_request(method, meta)
+        if ext is None:
+            return self._refuse(METHOD_NOT_FOUND, f"Method not found: {method}", id)
+        try:
+            params = ext.structure_params(method, raw)
+        except DecodeError as e:
+            e.id = id
+            return self._on_invalid(e, None) or InvalidMessage(error=e)
+        return self._admit(id, method, params, meta, None, checked=True)
+
+    def _check_version(self, meta: t.RequestMetaObject | None, id: t.RequestId) -> Event | None:
+        assert meta is not None  # the codec requires _meta on every request (META-08)
+        if meta.protocol_version in self.supported_versions:
+            return None
+        error = unsupported_protocol_version(meta.protocol_version, self.supported_versions)
+        return self._refuse(error.code, error.message, id, error.data)
+
+    def _admit(
+        self,
+        id: t.RequestId,
+        method: str,
+        params: Any,
+        meta: t.RequestMetaObject | None,
+        capability: tuple[str, ...] | None,
+        *,
+        checked: bool = False,
+    ) -> Event:
+        if not checked:
+            refused = self._check_version(meta, id)
+            if refused is not None:
+                return refused
+        if capability is not None and not has_capability(self._caps_json, capability):
+            return self._refuse(METHOD_NOT_FOUND, f"Method not found: {method}", id)
+        if id in self._in_flight:
+            return self._refuse(
+                INVALID_REQUEST, f"request id {id!r} is already in flight (BASE-06)", id
+            )
+        listen = method == "subscriptions/listen"
+        if listen and self._listens >= self.max_subscriptions:
+            return self._refuse(
+                INTERNAL_ERROR, f"too many open subscriptions (limit {self.max_subscriptions})", id
+            )
+        if len(self._in_flight) - self._listens >= self.max_in_flight and not listen:
+            return self._refuse(
+                INTERNAL_ERROR, f"too many requests in flight (limit {self.max_in_flight})", id
+            )
+        assert meta is not None
+        record = InFlight(id, method, meta, params if listen else None)
+        self._in_flight[id] = record
+        self._gone.discard(id)
+        if listen:
+            self._listens += 1
+        if record.progress_token is not None:
+            self._rules.by_token[record.progress_token] = id
+        return Request(id=id, method=method, params=params)
+
+    def _on_notification(self, message: Any, method: str) -> Event | None:
+        if method != "notifications/cancelled":
+            ext = self.extensions.notification(method)
+            if ext is None:
+                self._dropped_messages += 1  # unknown or server-bound only (BASE-18)
+                return None
+            from ._events import Notification
+
+            return Notification(method=method, params=message.params)
+        id = message.params.request_id
+        record = self._in_flight.get(id)
+        if record is None:
+            self._dropped_messages += 1  # unknown or finished: ignored (CANCEL-10, CANCEL-14)
+            return None
+        self._finish(record, cancelled=True)
+        return Cancelled(id=id, reason=message.params.reason)
+
+    def _finish(self, record: InFlight, *, cancelled: bool) -> None:
+        del self._in_flight[record.id]
+        self._gone.add(record.id, cancelled)
+        if record.method == "subscriptions/listen":
+            self._listens -= 1
+        if record.progress_token is not None:
+            self._rules.by_token.pop(record.progress_token, None)
+
+    def _on_close(self) -> ConnectionClosed:
+        subs = tuple(r.id for r in self._in_flight.values() if r.listen is not None)
+        rest = tuple(r.id for r in self._in_flight.values() if r.listen is None)
+        return ConnectionClosed(in_flight=rest, subscriptions=subs)
+
+    # -- sending ------------------------------------------------------------
+
+    def _prepare(self, event: Any) -> tuple[list[dict[str, Any]], Commit | None]:
+        return self._rules.prepare(event)
+
+    def _drop(self) -> tuple[list[dict[str, Any]], Commit | None]:
+        self._dropped_sends += 1
+        return [], None
+
+    def _in_flight_count(self) -> int:
+        return len(self._in_flight) - self._listens
+
+    def _subscription_count(self) -> int:
+        return self._listens

@@ -1,0 +1,208 @@
+"""What the server and client connections share: input, the event loop, output.
+
+Input comes either as bytes of a newline-delimited stream (``receive_data``)
+or as whole messages from a transport that frames them itself
+(``receive_message``).  ``next_event`` hands out one event at a time, or
+:data:`NEED_DATA`.  Output is returned, never buffered: ``send(event)`` gives
+the bytes to write and ``send_message(event)`` the same messages as JSON
+values.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import Any, TypeAlias
+
+import orjson
+from attrs import frozen
+
+from . import types as t
+from ._codec import unstructure
+from ._errors import DecodeError, EncodeError, RemoteProtocolError
+from ._events import NEED_DATA, ConnectionClosed, Event
+from ._framing import DEFAULT_MAX_MESSAGE_SIZE, LineBuffer
+from ._message import DEFAULT_MAX_DEPTH, Message, loads, message_from_json
+
+__all__ = ["Commit", "Statistics", "StreamConnection", "Tombstones"]
+
+Commit: TypeAlias = Callable[[], None]
+
+
+@frozen(kw_only=True)
+class Statistics:
+    """Counters for introspection (trio's ``statistics()`` convention)."""
+
+    in_flight: int
+    subscriptions: int
+    #: sends dropped because the request had been cancelled (STDIO-13)
+    dropped_sends: int
+    #: received messages dropped silently (late responses, stray notifications)
+    dropped_messages: int
+    buffered_bytes: int
+
+
+class Tombstones:
+    """A bounded record of ids that are over, oldest forgotten first."""
+
+    __slots__ = ("_ids", "_limit")
+
+    def __init__(self, limit: int) -> None:
+        self._ids: dict[t.RequestId, bool] = {}
+        self._limit = limit
+
+    def add(self, id: t.RequestId, cancelled: bool) -> None:
+        ids = self._ids
+        ids.pop(id, None)
+        ids[id] = cancelled
+        if len(ids) > self._limit:
+            del ids[next(iter(ids))]
+
+    def get(self, id: t.RequestId) -> bool | None:
+        """True: cancelled; False: answered; None: unknown (or forgotten)."""
+        return self._ids.get(id)
+
+    def discard(self, id: t.RequestId) -> None:
+        self._ids.pop(id, None)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+
+class StreamConnection:
+    """Base of :class:`ServerConnection` and :class:`ClientConnection`."""
+
+    def __init__(
+        self,
+        *,
+        max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        tombstones: int = 4096,
+    ) -> None:
+        self._lines = LineBuffer(max_message_size)
+        self._inbox: deque[Any] = deque()
+        self._max_depth = max_depth
+        self._error: RemoteProtocolError | None = None
+        self._closed: ConnectionClosed | None = None
+        self._gone = Tombstones(tombstones)
+        self._dropped_sends = 0
+        self._dropped_messages = 0
+
+    # -- input -------------------------------------------------------------
+
+    def receive_data(self, data: bytes) -> None:
+        """Feed bytes read from the peer; ``b""`` means the peer closed its side.
+
+        Raises ``RuntimeError`` for data after the end of input.
+        """
+        self._lines.feed(data)
+
+    def receive_message(self, message: Message | dict[str, Any] | bytes | str) -> None:
+        """Feed one whole message from a transport that frames messages itself.
+
+        Accepts the JSON text of one message, its parsed JSON value, or a typed
+        message.  Invalid ones become :class:`InvalidMessage` events like
+        invalid lines do.
+        """
+        if self._lines.eof:
+            raise RuntimeError("received a message after the end of input")
+        self._inbox.append(message)
+
+    def next_event(self) -> Event | type[NEED_DATA]:
+        """The next event, or :data:`NEED_DATA` when more input is needed.
+
+        After the end of input (and once every buffered message has been
+        handed out) it returns :class:`ConnectionClosed`, every time it is
+        called.  Raises :class:`RemoteProtocolError` when the framing is lost,
+        and keeps raising it.
+        """
+        if self._error is not None:
+            raise self._error
+        while True:
+            if self._inbox:
+                item = self._inbox.popleft()
+            else:
+                try:
+                    item = self._lines.next_line()
+                except RemoteProtocolError as e:
+                    self._error = e
+                    raise
+                if item is None:
+                    if not self._lines.eof:
+                        return NEED_DATA
+                    if self._closed is None:
+                        self._closed = self._on_close()
+                    return self._closed
+            event = self._handle_item(item)
+            if event is not None:
+                return event
+
+    def _handle_item(self, item: Any) -> Event | None:
+        obj: Any = item
+        try:
+            if isinstance(item, bytes | bytearray | memoryview | str):
+                obj = loads(item, self._max_depth)
+            elif not isinstance(item, dict):
+                obj = unstructure(item)
+            message = message_from_json(obj)
+        except DecodeError as e:
+            return self._on_invalid(e, obj)
+        return self._on_message(message)
+
+    # -- output ------------------------------------------------------------
+
+    def send(self, event: Any) -> bytes:
+        """The bytes to write for ``event``: zero or more lines.
+
+        Raises :class:`LocalProtocolError` when the event breaks a rule; the
+        connection is then left as it was.
+        """
+        out, commit = self._prepare(event)
+        try:
+            data = b"".join([orjson.dumps(m) + b"\n" for m in out])
+        except (orjson.JSONEncodeError, TypeError) as e:
+            raise EncodeError(f"cannot encode {type(event).__name__}: {e}") from None
+        if commit is not None:
+            commit()
+        return data
+
+    def send_message(self, event: Any) -> list[dict[str, Any]]:
+        """Like :meth:`send`, but the messages as JSON values, one per message."""
+        out, commit = self._prepare(event)
+        if commit is not None:
+            commit()
+        return out
+
+    def statistics(self) -> Statistics:
+        return Statistics(
+            in_flight=self._in_flight_count(),
+            subscriptions=self._subscription_count(),
+            dropped_sends=self._dropped_sends,
+            dropped_messages=self._dropped_messages,
+            buffered_bytes=len(self._lines),
+        )
+
+    # -- for the subclasses ------------------------------------------------
+
+    def _prepare(self, event: Any) -> tuple[list[dict[str, Any]], Commit | None]:
+        """Check ``event`` and build its messages, changing no state.
+
+        Returns the messages and the state change to apply once they have
+        been encoded (so a refused or unencodable event leaves no trace).
+        """
+        raise NotImplementedError
+
+    def _on_message(self, message: Message) -> Event | None:
+        raise NotImplementedError
+
+    def _on_invalid(self, error: DecodeError, obj: Any) -> Event | None:
+        raise NotImplementedError
+
+    def _on_close(self) -> ConnectionClosed:
+        raise NotImplementedError
+
+    def _in_flight_count(self) -> int:
+        raise NotImplementedError
+
+    def _subscription_count(self) -> int:
+        raise NotImplementedError
