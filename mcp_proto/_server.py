@@ -145,7 +145,8 @@ class ServerConnection(StreamConnection):
         return self._admit(id, method, params, params.meta, info.server_capability)
 
     def _on_other_request(self, message: Any, method: str, id: t.RequestId) -> Event:
-        if method in REMOVED_METHODS or method in METHODS:
+        removed = method in REMOVED_METHODS and self.extensions.request_types(method) is None
+        if removed or method in METHODS:
             data = {"supported": list(self.supported_versions)} if method == "initialize" else None
             return self._refuse(METHOD_NOT_FOUND, f"Method not found: {method}", id, data)
         raw = message.params if message.params is not None else {}
