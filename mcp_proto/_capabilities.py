@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import types as t
-from ._codec import unstructure
+from ._codec import structure, unstructure
 from ._errors import missing_required_client_capability
 
 __all__ = [
@@ -74,8 +74,6 @@ def require_client_capabilities(
     missing = missing_capabilities(declared, required)
     if not missing:
         return None
-    from ._codec import structure
-
     return missing_required_client_capability(structure(missing, t.ClientCapabilities))
 
 

@@ -29,6 +29,7 @@ from ._capabilities import undeclared_input_requests
 from ._codec import structure, unstructure
 from ._errors import (
     INVALID_PARAMS,
+    INVALID_REQUEST,
     UNSUPPORTED_PROTOCOL_VERSION,
     DecodeError,
     LocalProtocolError,
@@ -61,11 +62,12 @@ DEFAULT_CLIENT_INFO = t.Implementation(name="mcp-proto", version="0.1.0")
 
 
 class _Pending:
-    __slots__ = ("honoured", "request")
+    __slots__ = ("honoured", "last_progress", "request")
 
     def __init__(self, request: Request) -> None:
         self.request = request
         self.honoured: t.SubscriptionFilter | None = None
+        self.last_progress: float | None = None
 
 
 def _bad(message: str, id: t.RequestId | None = None, code: int = INVALID_PARAMS) -> DecodeError:
@@ -114,7 +116,6 @@ class ClientConnection(StreamConnection):
         self._ids = itertools.count(first_id)
         self._pending: dict[t.RequestId, _Pending] = {}
         self._by_token: dict[t.ProgressToken, t.RequestId] = {}
-        self._progress: dict[t.RequestId, float] = {}
         self._listens = 0
 
     # -- helpers for the caller ---------------------------------------------
@@ -229,7 +230,6 @@ class ClientConnection(StreamConnection):
     def _finish(self, id: t.RequestId, *, cancelled: bool) -> _Pending:
         pending = self._pending.pop(id)
         self._gone.add(id, cancelled)
-        self._progress.pop(id, None)
         meta = pending.request.meta
         if meta is not None and meta.progress_token is not None:
             self._by_token.pop(meta.progress_token, None)
@@ -255,7 +255,7 @@ class ClientConnection(StreamConnection):
         if isinstance(message, t.JSONRPCErrorResponse):
             return self._on_error(message)
         if hasattr(message, "id"):
-            error = _bad("servers do not send requests (PAT-03)", None, -32600)
+            error = _bad("servers do not send requests (PAT-03)", None, INVALID_REQUEST)
             return InvalidMessage(error=error)
         return self._on_notification(message)
 
@@ -263,7 +263,8 @@ class ClientConnection(StreamConnection):
         if id is not None and self._gone.get(id) is not None:
             self._dropped_messages += 1  # a late response after cancel (CANCEL-11, CANCEL-12)
             return None
-        return InvalidMessage(error=_bad(f"response to unknown request {id!r}", id, -32600))
+        error = _bad(f"response to unknown request {id!r}", id, INVALID_REQUEST)
+        return InvalidMessage(error=error)
 
     def _on_result(self, id: t.RequestId, raw: Any) -> Event | None:
         if id not in self._pending:
@@ -385,11 +386,12 @@ class ClientConnection(StreamConnection):
 
     def _on_progress(self, params: t.ProgressNotificationParams) -> Event | None:
         id = self._by_token.get(params.progress_token)
-        last = self._progress.get(id) if id is not None else None
-        if id is None or (last is not None and not params.progress > last):
+        pending = self._pending[id] if id is not None else None
+        last = pending.last_progress if pending is not None else None
+        if pending is None or (last is not None and not params.progress > last):
             self._dropped_messages += 1  # unknown token or not increasing (PROG-05, PROG-06)
             return None
-        self._progress[id] = params.progress
+        pending.last_progress = params.progress
         return Notification(method="notifications/progress", params=params, request_id=id)
 
     def _on_close(self) -> ConnectionClosed:

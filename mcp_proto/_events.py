@@ -11,12 +11,13 @@ connection reports about the exchange (``InputRequired``, ``Cancelled``,
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from typing import Any
 
+import attrs
 from attrs import frozen
 
 from . import types as t
-from ._errors import DecodeError
+from ._errors import INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND, DecodeError
 
 __all__ = [
     "NEED_DATA",
@@ -45,9 +46,6 @@ class _Sentinel(type):
 
 class NEED_DATA(metaclass=_Sentinel):  # noqa: N801
     """Returned by ``next_event`` when no complete event is buffered yet."""
-
-
-_NEED_DATA: Final = NEED_DATA
 
 
 @frozen(kw_only=True)
@@ -117,7 +115,7 @@ class ErrorResponse:
 
     def is_resource_not_found(self) -> bool:
         """True for ``-32602`` and for ``-32002`` from servers of older revisions (ERR-04)."""
-        return self.error.code in (-32602, -32002)
+        return self.error.code in (INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND)
 
 
 @frozen(kw_only=True)
@@ -149,8 +147,6 @@ class InputRequired:
         none (MRTR-13).  Raises ``ValueError`` for a reused id (MRTR-14) or
         answers that omit a key the server asked for (MRTR-16).
         """
-        import attrs
-
         if id in (self.id, self.request.id):
             raise ValueError("the retry needs a new id (MRTR-14)")
         answers = dict(input_responses or {})

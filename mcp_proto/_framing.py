@@ -13,15 +13,10 @@ from typing import Final
 
 from ._errors import RemoteProtocolError
 
-__all__ = ["DEFAULT_MAX_MESSAGE_SIZE", "LineBuffer", "frame"]
+__all__ = ["DEFAULT_MAX_MESSAGE_SIZE", "LineBuffer"]
 
 #: Default bound on one message (one line, without its newline): 16 MiB.
 DEFAULT_MAX_MESSAGE_SIZE: Final = 16 * 1024 * 1024
-
-
-def frame(data: bytes) -> bytes:
-    """One encoded message as a line on the wire (the codec never emits a raw newline)."""
-    return data + b"\n"
 
 
 class LineBuffer:

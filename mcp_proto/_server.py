@@ -31,7 +31,7 @@ from ._errors import (
     DecodeError,
     unsupported_protocol_version,
 )
-from ._events import Cancelled, ConnectionClosed, Event, InvalidMessage, Request
+from ._events import Cancelled, ConnectionClosed, Event, InvalidMessage, Notification, Request
 from ._extensions import Extension, ExtensionRegistry
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
 from ._message import DEFAULT_MAX_DEPTH, Message
@@ -45,6 +45,11 @@ LATEST_PROTOCOL_VERSION = "2026-07-28"
 DEFAULT_SERVER_INFO = t.Implementation(name="mcp-proto", version="0.1.0")
 
 _META_ONLY = t.RequestParams
+
+
+def _reply(error: DecodeError) -> InvalidMessage:
+    """A refused request: the event carries the error response to send."""
+    return InvalidMessage(error=error, reply=error.error_response())
 
 
 class ServerConnection(StreamConnection):
@@ -122,12 +127,10 @@ class ServerConnection(StreamConnection):
         if no_reply and ("method" in obj or "result" in obj or "error" in obj):
             # A notification or a response: never answered (BASE-18, PAT-03).
             return InvalidMessage(error=error)
-        return InvalidMessage(error=error, reply=error.error_response())
+        return _reply(error)
 
     def _refuse(self, code: int, message: str, id: t.RequestId, data: Any = None) -> Event:
-        return self._on_invalid(DecodeError(code, message, data=data, id=id), None) or (
-            InvalidMessage(error=DecodeError(code, message, id=id))
-        )
+        return _reply(DecodeError(code, message, data=data, id=id))
 
     def _on_message(self, message: Message) -> Event | None:
         msg: Any = message
@@ -154,7 +157,7 @@ class ServerConnection(StreamConnection):
             meta: t.RequestMetaObject | None = structure(raw, _META_ONLY).meta
         except DecodeError as e:
             e.id = id
-            return self._on_invalid(e, None) or InvalidMessage(error=e)
+            return _reply(e)
         refused = self._check_version(meta, id)
         if refused is not None:
             return refused
@@ -165,7 +168,7 @@ class ServerConnection(StreamConnection):
             params = ext.structure_params(method, raw)
         except DecodeError as e:
             e.id = id
-            return self._on_invalid(e, None) or InvalidMessage(error=e)
+            return _reply(e)
         return self._admit(id, method, params, meta, None, checked=True)
 
     def _check_version(self, meta: t.RequestMetaObject | None, id: t.RequestId) -> Event | None:
@@ -220,8 +223,6 @@ class ServerConnection(StreamConnection):
             if ext is None:
                 self._dropped_messages += 1  # unknown or server-bound only (BASE-18)
                 return None
-            from ._events import Notification
-
             return Notification(method=method, params=message.params)
         id = message.params.request_id
         record = self._in_flight.get(id)

@@ -51,7 +51,11 @@ LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert"
 _RANK = {name: i for i, name in enumerate(LOG_LEVELS)}
 _SUB_ID = "io.modelcontextprotocol/subscriptionId"
 _SERVER_INFO = "io.modelcontextprotocol/serverInfo"
-_CHANGES = {m: i.listen_filter for m, i in METHODS.items() if i.listen_filter}
+_FILTER_ATTRS = {
+    f.metadata["wire"]: f.name for f in attrs.fields(t.SubscriptionFilter) if f.metadata
+}
+#: change notification -> the SubscriptionFilter attribute that opts into it (from the registry)
+_CHANGES = {m: _FILTER_ATTRS[i.listen_filter] for m, i in METHODS.items() if i.listen_filter}
 
 
 class InFlight:
@@ -97,11 +101,11 @@ def matches_filter(method: str, params: Any, honoured: t.SubscriptionFilter) -> 
     ``notifications/resources/updated`` matches a listed URI exactly, or a
     sub-resource of it (the listed URI followed by ``/``, ``#`` or ``?``).
     """
-    key = _CHANGES.get(method)
-    if key is None:
+    attr = _CHANGES.get(method)
+    if attr is None:
         return False
-    if key != "resourceSubscriptions":
-        return bool(getattr(honoured, _snake(key)))
+    if attr != "resource_subscriptions":
+        return bool(getattr(honoured, attr))
     uri = getattr(params, "uri", None)
     if not isinstance(uri, str):
         return False
@@ -111,10 +115,6 @@ def matches_filter(method: str, params: Any, honoured: t.SubscriptionFilter) -> 
         if listed.endswith("/") and uri.startswith(listed):
             return True
     return False
-
-
-def _snake(wire: str) -> str:
-    return "".join("_" + c.lower() if c.isupper() else c for c in wire)
 
 
 def _subset(honoured: t.SubscriptionFilter, asked: t.SubscriptionFilter) -> str | None:

@@ -329,3 +329,16 @@ def test_capability_helpers() -> None:
     }
     assert m.undeclared_input_requests(caps, reqs) == []
     assert m.undeclared_input_requests(None, reqs) == ["s", "r"]
+
+
+def test_prog06_progress_token_must_belong_to_the_named_request() -> None:
+    srv = server()
+    feed(
+        srv,
+        req(1, "tools/call", {"name": "x"}, meta={**META, "progressToken": "a"}),
+        req(2, "tools/call", {"name": "x"}),
+    )
+    prog = t.ProgressNotificationParams(progress_token="a", progress=1)
+    with pytest.raises(m.LocalProtocolError, match="PROG-06"):
+        srv.send(m.Notification(method="notifications/progress", params=prog, request_id=2))
+    assert srv.send(m.Notification(method="notifications/progress", params=prog, request_id=1))
