@@ -16,8 +16,8 @@ event               rules
                     or reserved ranges beyond -32020/-32021/-32022 (ERR-02/03)
 progress            the request's own ``progressToken`` (PROG-06), ``progress``
                     increasing (PROG-05)
-log message         the request set ``logLevel`` (LOG-03), the level is at or
-                    above it (LOG-04)
+log message         the server offers ``logging`` (LOG-02), the request set
+                    ``logLevel`` (LOG-03), the level is at or above it (LOG-04)
 acknowledged        first and once per listen (SUB-04), a subset of the
                     request's filter (SUB-06)
 change              on a listen after its ack, of a type it asked for (SUB-02,
@@ -298,6 +298,11 @@ class ServerRules:
         params = event.params
         if not isinstance(params, t.LoggingMessageNotificationParams):
             raise LocalProtocolError("a log message needs LoggingMessageNotificationParams")
+        if self.conn.capabilities.logging is None:
+            raise LocalProtocolError(
+                "log messages need the logging capability in the server's capabilities",
+                rule="LOG-02",
+            )
         record = self._scoped(event, "LOG-05")
         if record is None:
             return self.conn._drop()

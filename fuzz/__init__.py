@@ -1,0 +1,1 @@
+"""Fuzzing harnesses for mcp_proto (see fuzz/README.md)."""

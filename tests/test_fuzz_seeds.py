@@ -1,0 +1,55 @@
+"""The fuzz harnesses' invariants hold on every seed, and they can fail.
+
+The seeds are generated from the spec's examples at run time (``fuzz/corpus.py``); the
+coverage-guided runs are ``python -m fuzz.run`` (``fuzz/README.md``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from fuzz import corpus, invariants
+from tests.conftest import needs_spec
+
+CHECKS = {
+    "messages": invariants.check_decode,
+    "server": invariants.check_server_stream,
+    "client": invariants.check_client_stream,
+}
+HOSTILE = [
+    b"",
+    b"\n\n\r\n",
+    b"{" * 5000,
+    b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}',  # no newline
+    b'\xef\xbb\xbf{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}\n',
+    b'[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]\n',
+    b'{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}\n',
+    b'{"jsonrpc":"2.0","id":3,"method":"notifications/tools/list_changed"}\n',
+    b'\xff\xfe\n{"jsonrpc":"2.0","id":1.5,"method":"tools/list","params":{}}\n',
+]
+
+
+@needs_spec
+@pytest.mark.parametrize("kind", list(CHECKS))
+def test_every_seed_keeps_the_invariants(kind: str) -> None:
+    items = corpus.seeds(kind)
+    assert len(items) > 20
+    for item in items:
+        CHECKS[kind](item)
+
+
+@pytest.mark.parametrize("data", HOSTILE)
+@pytest.mark.parametrize("kind", list(CHECKS))
+def test_hostile_inputs_keep_the_invariants(kind: str, data: bytes) -> None:
+    CHECKS[kind](data)
+
+
+@needs_spec
+def test_schema_check_rejects_an_invalid_message() -> None:
+    with pytest.raises(AssertionError, match="schema"):
+        invariants.check_valid_output(b'{"jsonrpc":"2.0","id":1,"result":7}\n')
+
+
+def test_output_check_rejects_broken_framing() -> None:
+    with pytest.raises(AssertionError):
+        invariants.check_valid_output(b'{"jsonrpc":"2.0","id":1,"result":{}}')
