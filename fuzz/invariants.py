@@ -127,14 +127,19 @@ def _run(conn: Any, chunks: list[bytes], on_event: Any = None) -> list[Any]:
 
 
 def _request_ids(data: bytes) -> Counter[Any]:
-    """How many lines of ``data`` are, at least in shape, requests with each id."""
+    """How many lines of ``data`` carry each id and are not responses (which are never answered).
+
+    A line with an id but no method, result or error is an invalid request: JSON-RPC
+    answers it with ``-32600`` and that id.
+    """
     ids: Counter[Any] = Counter()
     for line in data.split(b"\n"):
         try:
             obj = orjson.loads(line)
         except orjson.JSONDecodeError:
             continue
-        if type(obj) is dict and "method" in obj and "id" in obj:
+        is_response = "result" in obj or "error" in obj if type(obj) is dict else True
+        if type(obj) is dict and "id" in obj and ("method" in obj or not is_response):
             key = obj["id"]
             ids[key if type(key) in (str, int) else None] += 1
     return ids

@@ -364,7 +364,8 @@ class ClientConnection(StreamConnection):
                 return None
             self._finish(params.request_id, cancelled=False)
             return SubscriptionEnded(id=params.request_id, graceful=True)
-        sub = params.meta.subscription_id if params.meta is not None else None
+        meta = getattr(params, "meta", None)  # list_changed params are optional
+        sub = meta.subscription_id if meta is not None else None
         pending = self._pending.get(sub) if sub is not None else None
         if pending is None or pending.request.method != "subscriptions/listen":
             if sub is not None and self._gone.get(sub) is not None:

@@ -6,8 +6,10 @@ coverage-guided runs are ``python -m fuzz.run`` (``fuzz/README.md``).
 
 from __future__ import annotations
 
+import orjson
 import pytest
 
+import mcp_proto as m
 from fuzz import corpus, invariants
 from tests.conftest import needs_spec
 
@@ -53,3 +55,28 @@ def test_schema_check_rejects_an_invalid_message() -> None:
 def test_output_check_rejects_broken_framing() -> None:
     with pytest.raises(AssertionError):
         invariants.check_valid_output(b'{"jsonrpc":"2.0","id":1,"result":{}}')
+
+
+# -- what the fuzzers found (fuzz/README.md) ----------------------------------
+
+
+def test_found_client_stream_notification_without_params() -> None:
+    """A change notification with no ``params`` crashed the client's demultiplexer."""
+    client, _ = invariants.new_client()
+    client.receive_data(b'{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n')
+    (event,) = [client.next_event()]
+    assert isinstance(event, m.InvalidMessage) and "SUB-09" in str(event.error)
+    invariants.check_client_stream(
+        b'{"jsonrpc":"2.0","method":"notifications/tools/list_changed","para-s":{}}\n'
+    )
+
+
+def test_found_server_answers_an_id_without_method_as_invalid_request() -> None:
+    """Not a library bug: the harness had counted only lines with a method as answerable."""
+    server = invariants.new_server()
+    server.receive_data(b'{"jsonrpc":"2.0","id":6,"method@":"tools/list","params":{}}\n')
+    event = server.next_event()
+    assert isinstance(event, m.InvalidMessage)
+    reply = orjson.loads(server.send(event))
+    assert (reply["id"], reply["error"]["code"]) == (6, m.INVALID_REQUEST)
+    invariants.check_server_stream(b'{"jsonrpc":"2.0","id":6,"method@":"tools/list"}\n')
