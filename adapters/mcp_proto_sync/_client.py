@@ -1,0 +1,209 @@
+"""The blocking client: a subprocess (or any pipe pair) and one call at a time.
+
+The core (:class:`mcp_proto.ClientConnection`) allocates ids, stamps ``_meta``,
+builds MRTR retries and judges every response; this module writes, reads with
+a deadline, and manages the server process (STDIO-14).  It is not thread-safe:
+one call at a time per client, from any one thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import subprocess
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import IO, Any
+
+import mcp_proto as m
+from mcp_proto import types as t
+from mcp_proto._client_calls import build_request, outcome_of
+
+__all__ = ["Client"]
+
+_CHUNK = 65536
+InputHandler = Callable[[m.InputRequired], Mapping[str, Any]]
+ProgressHandler = Callable[[t.ProgressNotificationParams], None]
+
+
+class Client:
+    """An MCP client over a byte stream; :meth:`stdio` spawns the server.
+
+    ``capabilities`` are declared on every request (declare ``elicitation`` to
+    be asked for input); ``connection`` replaces the default
+    :class:`mcp_proto.ClientConnection` for full control of ``_meta``.
+    ``timeout`` (seconds, default 60) bounds each call; a call that times out
+    is cancelled on the server (CANCEL-06) and raises ``TimeoutError``.  An
+    error response raises :class:`McpError`; a response that breaks the
+    protocol raises :class:`mcp_proto.RemoteProtocolError`; a server that goes
+    away raises ``ConnectionError``.
+    """
+
+    def __init__(
+        self,
+        rfile: IO[bytes],
+        wfile: IO[bytes],
+        *,
+        process: subprocess.Popen[bytes] | None = None,
+        timeout: float | None = 60.0,
+        capabilities: t.ClientCapabilities | None = None,
+        connection: m.ClientConnection | None = None,
+    ) -> None:
+        if connection is None:
+            connection = m.ClientConnection(capabilities=capabilities)
+        self.conn = connection
+        self.process = process
+        self.timeout = timeout
+        self._rfile = rfile
+        self._wfile = wfile
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(rfile, selectors.EVENT_READ)
+        self._closed = False
+
+    @classmethod
+    def stdio(
+        cls,
+        command: Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        stderr: int | IO[Any] | None = None,
+        **options: Any,
+    ) -> Client:
+        """Start ``command`` and talk to it over its stdin and stdout (STDIO-01).
+
+        The server's stderr goes where ``stderr`` says (inherited by default;
+        ``subprocess.DEVNULL`` to drop it) and is never read as protocol
+        (STDIO-05).
+        """
+        process = subprocess.Popen(
+            list(command),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            env=dict(env) if env is not None else None,
+            cwd=cwd,
+        )
+        assert process.stdin is not None and process.stdout is not None
+        return cls(process.stdout, process.stdin, process=process, **options)
+
+    # -- calls --------------------------------------------------------------
+
+    def request(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressHandler | None = None,
+        on_input: InputHandler | None = None,
+    ) -> Any:
+        """Send one request and return its result object, following MRTR rounds.
+
+        ``params`` is the method's params object or a plain dict.  With
+        ``on_progress`` the request asks for progress and the callback sees
+        each notification.  ``on_input`` answers ``input_required`` rounds
+        (it gets the :class:`mcp_proto.InputRequired` event and returns the
+        ``inputResponses``); without it such a round raises :class:`McpError`.
+        """
+        limit = self.timeout if timeout is None else timeout
+        deadline = None if limit is None else time.monotonic() + limit
+        request = build_request(self.conn, method, params, progress=on_progress is not None)
+        self._write(self.conn.send(request))
+        while True:
+            event = self._next_event(deadline)
+            if event is None:
+                self._write(self.conn.cancel(request.id, "timed out"))
+                raise TimeoutError(f"{method} got no answer within {limit} s")
+            if isinstance(event, m.Notification) and event.request_id == request.id:
+                if on_progress is not None and event.method == "notifications/progress":
+                    on_progress(event.params)
+                continue
+            if isinstance(event, m.ConnectionClosed):
+                raise ConnectionError(f"the server closed the connection during {method}")
+            if getattr(event, "id", None) != request.id:
+                continue  # a late answer to an earlier call, or a stray message
+            if isinstance(event, m.InputRequired) and on_input is not None:
+                retry = event.retry(id=self.conn.next_id(), input_responses=on_input(event))
+                self._write(self.conn.send(retry))
+                request = retry
+                continue
+            return outcome_of(event)
+
+    def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | None = None, **kw: Any
+    ) -> t.CallToolResult:
+        params = t.CallToolRequestParams(name=name, arguments=dict(arguments or {}))
+        return self.request("tools/call", params, **kw)  # type: ignore[no-any-return]
+
+    def list_tools(self, **kw: Any) -> list[t.Tool]:
+        """Every tool, following ``nextCursor`` until it is absent (PAGE-05, PAGE-06)."""
+        tools: list[t.Tool] = []
+        cursor: str | None = None
+        while True:
+            page = self.request("tools/list", t.PaginatedRequestParams(cursor=cursor), **kw)
+            tools.extend(page.tools)
+            if page.next_cursor is None:
+                return tools
+            cursor = page.next_cursor
+
+    def discover(self, **kw: Any) -> t.DiscoverResult:
+        return self.request("server/discover", t.RequestParams(), **kw)  # type: ignore[no-any-return]
+
+    # -- I/O ----------------------------------------------------------------
+
+    def _write(self, data: bytes) -> None:
+        if data:
+            try:
+                self._wfile.write(data)
+                self._wfile.flush()
+            except (BrokenPipeError, ValueError) as e:
+                raise ConnectionError("the server's input is closed") from e
+
+    def _next_event(self, deadline: float | None) -> Any:
+        """The next event, reading as needed; ``None`` when ``deadline`` passes."""
+        while True:
+            event = self.conn.next_event()  # raises RemoteProtocolError on lost framing
+            if event is not m.NEED_DATA:
+                return event
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                return None
+            if not self._selector.select(remaining):
+                return None
+            self.conn.receive_data(os.read(self._rfile.fileno(), _CHUNK))
+
+    # -- lifetime -----------------------------------------------------------
+
+    def close(self, grace: float = 2.0) -> int | None:
+        """Close the server's stdin, wait ``grace`` s, then terminate, then kill (STDIO-14).
+
+        Returns the process's exit code (``None`` without a process).
+        """
+        if self._closed:
+            return self.process.returncode if self.process is not None else None
+        self._closed = True
+        self._selector.close()
+        with contextlib.suppress(OSError):
+            self._wfile.close()
+        if self.process is None:
+            self._rfile.close()
+            return None
+        code = None
+        for stop in (None, self.process.terminate, self.process.kill):
+            if stop is not None:
+                stop()
+            try:
+                code = self.process.wait(grace)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        self._rfile.close()
+        return code
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

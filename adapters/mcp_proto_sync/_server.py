@@ -1,0 +1,234 @@
+"""The blocking server: one reader loop, handlers on a bounded thread pool.
+
+All protocol decisions are the core's (:class:`mcp_proto.ServerConnection` and
+:mod:`mcp_proto._app`); this module reads, writes and runs threads.  The
+connection is not thread-safe, so every call into it holds one lock.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, BinaryIO
+
+import mcp_proto as m
+from mcp_proto import types as t
+from mcp_proto._app import (
+    Handlers,
+    RequestContext,
+    acknowledgement,
+    answer,
+    no_handler,
+)
+
+__all__ = ["Context", "Handler", "Server"]
+
+Handler = Callable[["Context", Any], Any]
+_CHUNK = 65536
+
+
+class Context:
+    """What a blocking handler gets: its request, and ways to talk about it.
+
+    ``progress`` and ``log`` send only what the request asked for (a
+    ``progressToken``; a ``logLevel`` at or below the level) and do nothing
+    otherwise.  ``cancelled`` turns true when the client cancels or the
+    connection ends; long handlers should look at it, or wait on
+    :meth:`wait_cancelled`.
+    """
+
+    def __init__(self, core: RequestContext, server: _Session) -> None:
+        self._core = core
+        self._session = server
+        self._done = threading.Event()
+
+    @property
+    def request(self) -> m.Request:
+        return self._core.request
+
+    @property
+    def cancelled(self) -> bool:
+        return self._core.cancelled
+
+    def wait_cancelled(self, timeout: float | None = None) -> bool:
+        """Block until the request is cancelled (True) or ``timeout`` passes (False)."""
+        return self._done.wait(timeout)
+
+    def progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        event = self._core.progress_event(progress, total, message)
+        if event is not None:
+            self._session.emit(event)
+
+    def log(self, level: t.LoggingLevel, data: Any, logger: str | None = None) -> None:
+        event = self._core.log_event(level, data, logger)
+        if event is not None:
+            self._session.emit(event)
+
+    def notify_changed(self, method: str, params: Any = None) -> None:
+        """A change notification, to every open subscription that asked for it."""
+        self._session.notify_changed(method, params)
+
+    input_required = staticmethod(RequestContext.input_required)
+
+    def _cancel(self) -> None:
+        self._core.cancelled = True
+        self._done.set()
+
+
+class Server:
+    """Handlers plus the connection's configuration; serves any number of streams.
+
+    ``handlers`` maps methods to ``fn(ctx, params) -> result`` (or is a
+    :class:`mcp_proto._app.Handlers`); ``subscriptions/listen`` and
+    ``server/discover`` are answered by the core's defaults unless given.
+    ``connection_options`` go to :class:`mcp_proto.ServerConnection`.
+    ``max_workers`` bounds the handler threads of one stream.
+    """
+
+    def __init__(
+        self,
+        handlers: Handlers[Handler] | Mapping[str, Handler] | None = None,
+        *,
+        max_workers: int = 16,
+        **connection_options: Any,
+    ) -> None:
+        self.handlers = handlers if isinstance(handlers, Handlers) else Handlers(handlers)
+        self.max_workers = max_workers
+        self.connection_options = connection_options
+        self._sessions: set[_Session] = set()
+        self._lock = threading.Lock()
+
+    def serve_stdio(self) -> None:
+        """Serve the process's own stdin and stdout until stdin ends (STDIO-15).
+
+        Anything else that writes to ``sys.stdout`` would corrupt the stream
+        (STDIO-06), so ``sys.stdout`` points at stderr while serving.
+        """
+        real_stdout = sys.stdout
+        sys.stdout = sys.stderr
+        try:
+            self.serve(sys.stdin.buffer, real_stdout.buffer)
+        finally:
+            sys.stdout = real_stdout
+
+    def serve(self, rfile: BinaryIO, wfile: BinaryIO) -> None:
+        """Serve one byte stream (a pipe pair, a socket's files) until its input ends."""
+        session = _Session(self, wfile)
+        with self._lock:
+            self._sessions.add(session)
+        try:
+            session.run(rfile)
+        finally:
+            with self._lock:
+                self._sessions.discard(session)
+
+    def notify_changed(self, method: str, params: Any = None) -> None:
+        """Fan a change notification out to every matching subscription of every stream."""
+        with self._lock:
+            sessions = list(self._sessions)
+        for session in sessions:
+            session.notify_changed(method, params)
+
+
+def _read_some(rfile: BinaryIO) -> bytes:
+    read1 = getattr(rfile, "read1", None)
+    if read1 is not None:
+        return read1(_CHUNK)  # type: ignore[no-any-return]
+    return os.read(rfile.fileno(), _CHUNK)
+
+
+class _Session:
+    def __init__(self, server: Server, wfile: BinaryIO) -> None:
+        self.server = server
+        self.conn = m.ServerConnection(**server.connection_options)
+        self.wfile = wfile
+        self.lock = threading.Lock()
+        self.contexts: dict[t.RequestId, Context] = {}
+
+    def emit(self, event: Any) -> None:
+        with self.lock:
+            data = self.conn.send(event)
+            if data:
+                self.wfile.write(data)
+                self.wfile.flush()
+
+    def notify_changed(self, method: str, params: Any) -> None:
+        self.emit(m.Notification(method=method, params=params or t.NotificationParams()))
+
+    def run(self, rfile: BinaryIO) -> None:
+        with ThreadPoolExecutor(self.server.max_workers, thread_name_prefix="mcp") as pool:
+            try:
+                while self._step(rfile, pool):
+                    pass
+            finally:
+                for ctx in list(self.contexts.values()):
+                    ctx._cancel()
+
+    def _step(self, rfile: BinaryIO, pool: ThreadPoolExecutor) -> bool:
+        chunk = _read_some(rfile)
+        events = []
+        with self.lock:
+            self.conn.receive_data(chunk)
+            try:
+                while (event := self.conn.next_event()) is not m.NEED_DATA:
+                    events.append(event)
+                    if isinstance(event, m.ConnectionClosed):
+                        break  # it would be returned again on every call
+            except m.RemoteProtocolError as e:
+                print(f"mcp-proto: input framing lost: {e}", file=sys.stderr)
+                return False
+        for event in events:
+            if isinstance(event, m.Request):
+                if self.server.handlers.find(event.method) is None:
+                    self.emit(self._default(event))  # answered here, no thread needed
+                    continue
+                ctx = Context(RequestContext(event), self)
+                self.contexts[event.id] = ctx
+                pool.submit(self._handle, ctx)
+            elif isinstance(event, m.Cancelled):
+                cancelled = self.contexts.get(event.id)
+                if cancelled is not None:
+                    cancelled._cancel()
+            elif isinstance(event, m.InvalidMessage):
+                self.emit(event)
+            elif isinstance(event, m.ConnectionClosed):
+                return False
+        return bool(chunk)
+
+    def _handle(self, ctx: Context) -> None:
+        request = ctx.request
+        try:
+            self.emit(self._outcome(ctx))
+        except m.LocalProtocolError as e:  # the handler's answer broke a send rule
+            print(f"mcp-proto: handler for {request.method}: {e}", file=sys.stderr)
+            error = t.Error(code=m.INTERNAL_ERROR, message="Internal error")
+            self.emit(m.ErrorResponse(id=request.id, error=error))
+        finally:
+            self.contexts.pop(request.id, None)
+
+    def _default(self, request: m.Request) -> Any:
+        """What a request with no handler gets: the core's defaults, or ``-32601``.
+
+        A listen is acknowledged with what the capabilities offer and then stays
+        open, holding no thread, until the client cancels it or the stream ends.
+        """
+        if request.method == "server/discover":
+            return m.Result(id=request.id, result=self.conn.discover_result())
+        if request.method == "subscriptions/listen":
+            return acknowledgement(request, self.conn.capabilities)
+        return no_handler(request)
+
+    def _outcome(self, ctx: Context) -> Any:
+        request = ctx.request
+        handler = self.server.handlers.find(request.method)
+        assert handler is not None
+        try:
+            value = handler(ctx, request.params)
+        except Exception as e:
+            return answer(request, error=e)
+        return answer(request, value, cache_hints=self.conn.cache_hints)

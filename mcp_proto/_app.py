@@ -1,0 +1,234 @@
+"""The handler layer the adapters share: a method registry, a request context, answers.
+
+Nothing here runs anything.  An adapter looks a request's handler up in
+:class:`Handlers`, runs it its own way (a task, a thread), and turns what it
+returned or raised into the event to send with :func:`answer`.  The
+:class:`RequestContext` builds the notifications a handler may send for its
+request (progress, log messages) and the ``input_required`` results of MRTR;
+adapters subclass it to add the methods that actually send.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Generic, TypeVar
+
+import attrs
+
+from . import types as t
+from ._codec import structure
+from ._errors import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, DecodeError
+from ._events import ErrorResponse, Notification, Request, Result
+from ._methods import METHODS
+from ._server_rules import LOG_LEVELS
+
+__all__ = [
+    "Handlers",
+    "McpError",
+    "RequestContext",
+    "acknowledgement",
+    "answer",
+    "no_handler",
+    "unknown_tool",
+]
+
+H = TypeVar("H", bound=Callable[..., Any])
+_RANK = {name: i for i, name in enumerate(LOG_LEVELS)}
+
+
+class McpError(Exception):
+    """Raise from a handler to answer its request with this JSON-RPC error.
+
+    >>> McpError(-32602, "Unknown tool: nope").error()
+    Error(code=-32602, message='Unknown tool: nope', data=None, extra=mappingproxy({}))
+    """
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def error(self) -> t.Error:
+        return t.Error(code=self.code, message=self.message, data=self.data)
+
+
+class Handlers(Generic[H]):
+    """Which callable answers which method: one per method, plus an optional catch-all.
+
+    ``H`` is the adapter's handler type (``async def`` for trio and asyncio, a
+    plain function for the blocking adapter); this class only stores them.
+    ``server/discover`` needs no handler: without one, the adapters answer it
+    from the connection's configuration.
+    """
+
+    def __init__(self, handlers: Mapping[str, H] | None = None, *, default: H | None = None):
+        self._by_method: dict[str, H] = dict(handlers or {})
+        self.default = default
+
+    def on(self, method: str) -> Callable[[H], H]:
+        """Decorator: ``@handlers.on("tools/call")``."""
+
+        def register(fn: H) -> H:
+            self._by_method[method] = fn
+            return fn
+
+        return register
+
+    def add(self, method: str, fn: H) -> None:
+        self._by_method[method] = fn
+
+    def find(self, method: str) -> H | None:
+        return self._by_method.get(method, self.default)
+
+    def methods(self) -> tuple[str, ...]:
+        return tuple(self._by_method)
+
+
+@attrs.define(slots=True)
+class RequestContext:
+    """One admitted request, as its handler sees it.
+
+    ``cancelled`` turns true when the client cancels (the blocking adapter's
+    signal; trio and asyncio also cancel the handler's task).  The
+    ``*_event`` methods build notifications for this request, or return
+    ``None`` when the request did not ask for them (no ``progressToken``; no
+    ``logLevel``, or a level below it), so handlers need not check.
+    """
+
+    request: Request
+    cancelled: bool = False
+    _last_progress: float | None = None
+
+    @property
+    def meta(self) -> t.RequestMetaObject | None:
+        return self.request.meta
+
+    @property
+    def client_capabilities(self) -> t.ClientCapabilities | None:
+        meta = self.meta
+        return meta.client_capabilities if meta is not None else None
+
+    def progress_event(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> Notification | None:
+        meta = self.meta
+        token = meta.progress_token if meta is not None else None
+        if token is None or (self._last_progress is not None and progress <= self._last_progress):
+            return None  # not asked for, or not increasing (PROG-05)
+        self._last_progress = progress
+        params = t.ProgressNotificationParams(
+            progress_token=token, progress=progress, total=total, message=message
+        )
+        return Notification(
+            method="notifications/progress", params=params, request_id=self.request.id
+        )
+
+    def log_event(
+        self, level: t.LoggingLevel, data: Any, logger: str | None = None
+    ) -> Notification | None:
+        meta = self.meta
+        asked = meta.log_level if meta is not None else None
+        if asked is None or _RANK[level] < _RANK[asked]:
+            return None  # LOG-03, LOG-04
+        params = t.LoggingMessageNotificationParams(level=level, data=data, logger=logger)
+        return Notification(
+            method="notifications/message", params=params, request_id=self.request.id
+        )
+
+    @staticmethod
+    def input_required(
+        input_requests: Mapping[str, Any] | None = None, request_state: str | None = None
+    ) -> t.InputRequiredResult:
+        """An MRTR result to return from the handler (MRTR-09 needs one of the two)."""
+        return t.InputRequiredResult(
+            input_requests=dict(input_requests) if input_requests else None,
+            request_state=request_state,
+        )
+
+
+def answer(
+    request: Request,
+    value: Any = None,
+    error: BaseException | None = None,
+    *,
+    cache_hints: tuple[int, str] = (0, "private"),
+) -> Result | ErrorResponse:
+    """The response for what a handler returned (``value``) or raised (``error``).
+
+    * a result object, or a plain dict structured as the method's result class;
+      a cacheable result without ``ttlMs``/``cacheScope`` gets ``cache_hints``
+      (CACHE-01);
+    * :class:`McpError` -> that error; a :class:`DecodeError` -> its error;
+    * any other exception from ``tools/call`` -> a ``CallToolResult`` with
+      ``isError: true`` naming it (a tool execution error, which the model can
+      act on); from any other method -> ``-32603 Internal error``, with no
+      detail (LOG-08: internals stay on the server).
+    """
+    id = request.id
+    if error is not None:
+        if isinstance(error, McpError):
+            return ErrorResponse(id=id, error=error.error())
+        if isinstance(error, DecodeError):
+            return ErrorResponse(id=id, error=error.error())
+        if request.method == "tools/call":
+            text = f"{type(error).__name__}: {error}"
+            result = t.CallToolResult(content=[t.TextContent(text=text)], is_error=True)
+            return Result(id=id, result=result)
+        return ErrorResponse(id=id, error=t.Error(code=INTERNAL_ERROR, message="Internal error"))
+    info = METHODS.get(request.method)
+    if isinstance(value, dict) and info is not None and info.result_type is not None:
+        try:
+            value = structure(value, info.result_type)
+        except DecodeError as e:
+            message = f"the handler's result is invalid: {e}"
+            return ErrorResponse(id=id, error=t.Error(code=INTERNAL_ERROR, message=message))
+    if value is None:
+        message = "Internal error: the handler returned no result"
+        return ErrorResponse(id=id, error=t.Error(code=INTERNAL_ERROR, message=message))
+    if info is not None and info.cacheable and not isinstance(value, t.InputRequiredResult):
+        ttl, scope = cache_hints
+        if getattr(value, "ttl_ms", 0) is None or getattr(value, "cache_scope", "") is None:
+            value = attrs.evolve(
+                value,
+                ttl_ms=value.ttl_ms if value.ttl_ms is not None else ttl,
+                cache_scope=value.cache_scope if value.cache_scope is not None else scope,
+            )
+    return Result(id=id, result=value)
+
+
+def no_handler(request: Request) -> ErrorResponse:
+    """The answer to a request no handler takes (``-32601``, ERR-07)."""
+    message = f"Method not found: {request.method}"
+    return ErrorResponse(id=request.id, error=t.Error(code=METHOD_NOT_FOUND, message=message))
+
+
+def unknown_tool(name: str) -> McpError:
+    """The error for a ``tools/call`` naming no tool the server has (``-32602``, ERR-12)."""
+    return McpError(INVALID_PARAMS, f"Unknown tool: {name}")
+
+
+def acknowledgement(request: Request, capabilities: t.ServerCapabilities) -> Notification:
+    """The acknowledgement of a listen: what it asked for that ``capabilities`` offer (SUB-06).
+
+    List changes are honoured where the matching capability has ``listChanged``,
+    resource updates where ``resources.subscribe`` is offered.
+    """
+    asked: t.SubscriptionFilter = request.params.notifications
+    tools, prompts, resources = capabilities.tools, capabilities.prompts, capabilities.resources
+    honoured = t.SubscriptionFilter(
+        tools_list_changed=bool(asked.tools_list_changed and tools and tools.list_changed) or None,
+        prompts_list_changed=bool(asked.prompts_list_changed and prompts and prompts.list_changed)
+        or None,
+        resources_list_changed=bool(
+            asked.resources_list_changed and resources and resources.list_changed
+        )
+        or None,
+        resource_subscriptions=list(asked.resource_subscriptions)
+        if asked.resource_subscriptions and resources and resources.subscribe
+        else None,
+    )
+    params = t.SubscriptionsAcknowledgedNotificationParams(notifications=honoured)
+    return Notification(
+        method="notifications/subscriptions/acknowledged", params=params, request_id=request.id
+    )

@@ -1,0 +1,86 @@
+"""What every adapter's client does around one call, kept in one place.
+
+:func:`build_request` turns ``(method, params)`` into a :class:`Request` with a
+fresh id (params may be the method's class or a plain dict; a progress token
+equal to the id when progress is wanted, unique while in flight, PROG-03).
+:func:`outcome_of` turns the event that ended a request into its result, or
+raises the matching exception.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from . import types as t
+from ._app import McpError
+from ._client import ClientConnection
+from ._codec import structure, unstructure
+from ._errors import RemoteProtocolError
+from ._events import (
+    ErrorResponse,
+    InputRequired,
+    InvalidResponse,
+    Request,
+    Result,
+    SubscriptionEnded,
+    VersionNotSupported,
+)
+from ._methods import METHODS
+
+__all__ = ["InputRequiredError", "build_request", "outcome_of"]
+
+
+class InputRequiredError(Exception):
+    """A call ended in an ``input_required`` round that no input handler answered.
+
+    ``event`` is the :class:`InputRequired`; ``event.retry(...)`` continues it.
+    """
+
+    def __init__(self, event: InputRequired) -> None:
+        keys = ", ".join(event.input_requests) or "none"
+        super().__init__(f"the server needs input to continue (input requests: {keys})")
+        self.event = event
+
+
+def build_request(
+    conn: ClientConnection, method: str, params: Any = None, *, progress: bool = False
+) -> Request:
+    """A request for ``method`` with a fresh id; ``_meta`` stamped from ``conn``'s defaults."""
+    id = conn.next_id()
+    info = METHODS.get(method)
+    ptype = info.params_type if info is not None else None
+    meta = conn.meta(progress_token=id if progress else None)
+    if params is None or isinstance(params, dict):
+        raw = dict(params or {})
+        raw["_meta"] = {**unstructure(meta), **raw.get("_meta", {})}
+        if ptype is None:
+            return Request(id=id, method=method, params=raw)
+        return Request(id=id, method=method, params=structure(raw, ptype))
+    if progress or getattr(params, "meta", None) is None:
+        params = attrs.evolve(params, meta=meta)
+    return Request(id=id, method=method, params=params)
+
+
+def outcome_of(event: Any) -> Any:
+    """The result carried by the event that ended a request, or the exception it means.
+
+    ``Result`` and ``SubscriptionEnded`` give their result; an error response
+    raises :class:`McpError` (``-32022`` included, its data names the versions
+    the server supports); ``InvalidResponse`` raises
+    :class:`RemoteProtocolError`; an unanswered ``InputRequired`` raises
+    :class:`InputRequiredError`.
+    """
+    if isinstance(event, Result):
+        return event.result
+    if isinstance(event, SubscriptionEnded):
+        return event.result
+    if isinstance(event, (ErrorResponse, VersionNotSupported)):
+        error: t.Error = event.error
+        raise McpError(error.code, error.message, error.data)
+    if isinstance(event, InvalidResponse):
+        raise RemoteProtocolError(f"invalid response: {event.error.message}")
+    if isinstance(event, InputRequired):
+        raise InputRequiredError(event)
+    raise TypeError(f"{type(event).__name__} does not end a request")

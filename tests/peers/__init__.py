@@ -1,0 +1,1 @@
+"""Programs the tests run as real peers (subprocesses)."""

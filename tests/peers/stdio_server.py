@@ -1,0 +1,84 @@
+"""A stdio server for the adapter tests, on the blocking adapter, with hostile modes.
+
+    python tests/peers/stdio_server.py [MODE]
+
+MODE: ``normal`` (default); ``junk`` (prints a non-MCP line to stdout first); ``crlf``
+(ends every line with CRLF); ``crash`` (exits mid-response to ``tools/call``);
+``silent`` (reads but never answers); ``stubborn`` (ignores the end of stdin and
+SIGTERM, so only SIGKILL ends it).
+
+Tools: ``echo`` (text, with progress), ``sleep`` (seconds; notes cancellation on
+stderr), ``big`` (a result of ``size`` bytes), ``ask`` (an MRTR elicitation round).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from typing import Any
+
+from mcp_proto import types as t
+from mcp_proto_sync import Context, McpError, Server
+
+
+def call_tool(ctx: Context, params: t.CallToolRequestParams) -> Any:
+    args = params.arguments or {}
+    if params.name == "echo":
+        ctx.progress(1, total=1)
+        return t.CallToolResult(content=[t.TextContent(text=str(args.get("text", "")))])
+    if params.name == "sleep":
+        if ctx.wait_cancelled(float(args.get("seconds", 1))):
+            print(f"cancelled {ctx.request.id}", file=sys.stderr, flush=True)
+        return t.CallToolResult(content=[t.TextContent(text="slept")])
+    if params.name == "big":
+        return t.CallToolResult(content=[t.TextContent(text="x" * int(args["size"]))])
+    if params.name == "ask":
+        answers = params.input_responses or {}
+        if "name" not in answers:  # MRTR-17: ask (again) for what is missing
+            form = t.ElicitRequestFormParams(
+                message="Your name?",
+                requested_schema={"type": "object", "properties": {"name": {"type": "string"}}},
+            )
+            return ctx.input_required({"name": t.ElicitRequest(params=form)}, request_state="s1")
+        content = answers["name"].content or {}
+        return t.CallToolResult(content=[t.TextContent(text=f"hello {content.get('name')}")])
+    raise McpError(-32602, f"Unknown tool: {params.name}")
+
+
+def main(mode: str) -> None:
+    caps = t.ServerCapabilities(tools=t.ServerCapabilitiesTools(list_changed=True), logging={})
+    server = Server({"tools/call": call_tool}, capabilities=caps)
+    out = sys.stdout.buffer
+    if mode == "junk":
+        out.write(b"Starting up... this line is not MCP\n")
+        out.flush()
+    if mode == "silent":
+        sys.stdin.buffer.read()
+        return
+    if mode == "stubborn":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        print("ready", file=sys.stderr, flush=True)
+        sys.stdin.buffer.read()
+        time.sleep(60)
+        return
+
+    class Out:
+        def write(self, data: bytes) -> int:
+            if mode == "crash" and b'"result"' in data:
+                out.write(data[: len(data) // 2])
+                out.flush()
+                os._exit(3)
+            if mode == "crlf":
+                data = data.replace(b"\n", b"\r\n")
+            return out.write(data)
+
+        def flush(self) -> None:
+            out.flush()
+
+    server.serve(sys.stdin.buffer, Out())  # type: ignore[arg-type]
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "normal")

@@ -1,0 +1,137 @@
+"""The handler layer the adapters share (``mcp_proto._app``, ``mcp_proto._client_calls``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import mcp_proto as m
+from mcp_proto import types as t
+from mcp_proto._app import (
+    Handlers,
+    McpError,
+    RequestContext,
+    acknowledgement,
+    answer,
+    no_handler,
+    unknown_tool,
+)
+from mcp_proto._client_calls import InputRequiredError, build_request, outcome_of
+
+
+def request(method: str = "tools/call", **meta: Any) -> m.Request:
+    conn = m.ClientConnection()
+    params: Any
+    if method == "tools/call":
+        params = t.CallToolRequestParams(name="x", meta=conn.meta(**meta))
+    elif method == "subscriptions/listen":
+        flt = t.SubscriptionFilter(
+            tools_list_changed=True, prompts_list_changed=True, resource_subscriptions=["a:b"]
+        )
+        params = t.SubscriptionsListenRequestParams(notifications=flt, meta=conn.meta(**meta))
+    else:
+        params = t.PaginatedRequestParams(meta=conn.meta(**meta))
+    return m.Request(id=7, method=method, params=params)
+
+
+def test_handlers_registry() -> None:
+    handlers: Handlers[Any] = Handlers({"tools/list": len})
+    handlers.on("tools/call")(print)
+    assert handlers.find("tools/call") is print and handlers.find("prompts/get") is None
+    handlers.default = repr
+    assert handlers.find("prompts/get") is repr
+    assert handlers.methods() == ("tools/list", "tools/call")
+
+
+def test_answer_results_errors_and_exceptions() -> None:
+    call = request()
+    ok = answer(call, t.CallToolResult(content=[]))
+    assert isinstance(ok, m.Result) and ok.id == 7
+    as_dict = answer(call, {"content": [{"type": "text", "text": "hi"}]})
+    assert isinstance(as_dict, m.Result) and as_dict.result.content[0].text == "hi"
+    bad_dict = answer(call, {"content": 3})
+    assert isinstance(bad_dict, m.ErrorResponse) and bad_dict.code == m.INTERNAL_ERROR
+    nothing = answer(call, None)
+    assert isinstance(nothing, m.ErrorResponse) and nothing.code == m.INTERNAL_ERROR
+    mcp = answer(call, error=unknown_tool("nope"))
+    assert isinstance(mcp, m.ErrorResponse) and mcp.error.message == "Unknown tool: nope"
+    decode = answer(call, error=m.DecodeError(m.INVALID_PARAMS, "bad"))
+    assert isinstance(decode, m.ErrorResponse) and decode.code == m.INVALID_PARAMS
+    crash = answer(call, error=ZeroDivisionError("boom"))  # a tool execution error
+    assert isinstance(crash, m.Result) and crash.result.is_error
+    assert crash.result.content[0].text == "ZeroDivisionError: boom"
+    other = answer(request("tools/list"), error=ZeroDivisionError("secret detail"))
+    assert isinstance(other, m.ErrorResponse) and "secret" not in other.error.message  # LOG-08
+    missing = no_handler(request("tools/list"))
+    assert missing.code == m.METHOD_NOT_FOUND
+
+
+def test_cache01_answer_fills_missing_cache_hints() -> None:
+    listed = answer(request("tools/list"), t.ListToolsResult(tools=[]), cache_hints=(5, "public"))
+    assert isinstance(listed, m.Result)
+    assert (listed.result.ttl_ms, listed.result.cache_scope) == (5, "public")
+    kept = answer(
+        request("tools/list"), t.ListToolsResult(tools=[], ttl_ms=1, cache_scope="private")
+    )
+    assert isinstance(kept, m.Result) and kept.result.ttl_ms == 1
+
+
+def test_context_builds_only_what_the_request_asked_for() -> None:
+    plain = RequestContext(request())
+    assert plain.progress_event(1) is None and plain.log_event("error", "x") is None
+    ctx = RequestContext(request(progress_token="p", log_level="warning"))
+    assert ctx.client_capabilities == t.ClientCapabilities()
+    first = ctx.progress_event(1, total=3, message="m")
+    assert first is not None and first.params.progress_token == "p" and first.request_id == 7
+    assert ctx.progress_event(1) is None  # not increasing (PROG-05)
+    assert ctx.log_event("info", "x") is None  # below the asked level (LOG-04)
+    log = ctx.log_event("error", {"k": 1}, logger="l")
+    assert log is not None and log.params.logger == "l"
+    ir = ctx.input_required(request_state="s")
+    assert ir.request_state == "s" and ir.input_requests is None
+
+
+def test_sub06_acknowledgement_is_what_the_capabilities_offer() -> None:
+    caps = t.ServerCapabilities(
+        tools=t.ServerCapabilitiesTools(list_changed=True),
+        prompts=t.ServerCapabilitiesPrompts(list_changed=False),
+        resources=t.ServerCapabilitiesResources(subscribe=True),
+    )
+    ack = acknowledgement(request("subscriptions/listen"), caps)
+    assert ack.params.notifications == t.SubscriptionFilter(
+        tools_list_changed=True, resource_subscriptions=["a:b"]
+    )
+    bare = acknowledgement(request("subscriptions/listen"), t.ServerCapabilities())
+    assert bare.params.notifications == t.SubscriptionFilter()
+
+
+def test_build_request_from_dicts_and_objects() -> None:
+    conn = m.ClientConnection()
+    from_dict = build_request(conn, "tools/call", {"name": "x"}, progress=True)
+    assert isinstance(from_dict.params, t.CallToolRequestParams)
+    assert from_dict.params.meta.progress_token == from_dict.id  # unique while in flight
+    typed = build_request(conn, "tools/call", t.CallToolRequestParams(name="y"))
+    assert typed.params.meta.protocol_version == "2026-07-28" and typed.id != from_dict.id
+    unknown = build_request(conn, "x/y", None)
+    assert unknown.params["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
+    with pytest.raises(m.DecodeError):
+        build_request(conn, "tools/call", {"name": 3})
+
+
+def test_outcome_of_each_ending() -> None:
+    call = request()
+    assert outcome_of(m.Result(id=1, result="r")) == "r"
+    assert outcome_of(m.SubscriptionEnded(id=1)) is None
+    with pytest.raises(McpError) as err:
+        outcome_of(m.ErrorResponse(id=1, error=t.Error(code=-1, message="m", data=2)))
+    assert (err.value.code, err.value.data) == (-1, 2)
+    with pytest.raises(m.RemoteProtocolError):
+        outcome_of(m.InvalidResponse(id=1, request=call, error=m.DecodeError(-32602, "x")))
+    ir = m.InputRequired(
+        id=1, result=t.InputRequiredResult(request_state="s"), request=call, round=1
+    )
+    with pytest.raises(InputRequiredError, match="input requests: none"):
+        outcome_of(ir)
+    with pytest.raises(TypeError):
+        outcome_of(m.Cancelled(id=1))
