@@ -22,14 +22,26 @@ from ._events import (
     ErrorResponse,
     InputRequired,
     InvalidResponse,
+    Notification,
     Request,
     Result,
+    SubscriptionAcknowledged,
     SubscriptionEnded,
     VersionNotSupported,
 )
 from ._methods import METHODS
 
-__all__ = ["InputRequiredError", "build_request", "outcome_of"]
+__all__ = ["ENDINGS", "InputRequiredError", "build_request", "outcome_of", "owner_of"]
+
+#: the events that end a request: each request gets exactly one, or the connection closes
+ENDINGS = (
+    Result,
+    ErrorResponse,
+    InputRequired,
+    InvalidResponse,
+    VersionNotSupported,
+    SubscriptionEnded,
+)
 
 
 class InputRequiredError(Exception):
@@ -61,6 +73,20 @@ def build_request(
     if progress or getattr(params, "meta", None) is None:
         params = attrs.evolve(params, meta=meta)
     return Request(id=id, method=method, params=params)
+
+
+def owner_of(event: Any) -> t.RequestId | None:
+    """The id of the request an event belongs to, for routing it to that call's waiter.
+
+    Endings and acknowledgements carry it as ``id``; progress, log messages and
+    stream notifications as ``request_id``.  ``None``: nobody's (a stray
+    message, an uncorrelated error, the connection's end).
+    """
+    if isinstance(event, Notification):
+        return event.request_id
+    if isinstance(event, (*ENDINGS, SubscriptionAcknowledged)):
+        return event.id
+    return None
 
 
 def outcome_of(event: Any) -> Any:

@@ -1,0 +1,288 @@
+"""The asyncio client: concurrent calls and listens over one stream, one reader task.
+
+The core (:class:`mcp_proto.ClientConnection`) allocates ids, stamps ``_meta``,
+builds MRTR retries and judges every response; this module writes, routes each
+event to the call waiting for it, and manages the server process (STDIO-14).
+The reader task starts in :meth:`Client.open` and ends in :meth:`Client.aclose`
+(or with ``async with``), which any task may call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Mapping, Sequence
+from typing import IO, Any
+
+import mcp_proto as m
+from mcp_proto import types as t
+from mcp_proto._client_calls import build_request, outcome_of, owner_of
+
+__all__ = ["Client", "Subscription"]
+
+_CHUNK = 65536
+InputHandler = Callable[[m.InputRequired], Mapping[str, Any]]
+ProgressHandler = Callable[[t.ProgressNotificationParams], None]
+
+
+class Client:
+    """An MCP client over an asyncio stream pair; :meth:`stdio` spawns the server.
+
+    Same contract as the blocking client (``mcp_proto_sync.Client``), plus
+    concurrency: any number of calls and listens may be in flight at once.
+    """
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        *,
+        process: asyncio.subprocess.Process | None = None,
+        timeout: float | None = 60.0,
+        capabilities: t.ClientCapabilities | None = None,
+        connection: m.ClientConnection | None = None,
+    ) -> None:
+        if connection is None:
+            connection = m.ClientConnection(capabilities=capabilities)
+        self.conn = connection
+        self.process = process
+        self.timeout = timeout
+        self._reader = reader
+        self._writer = writer
+        self._waiters: dict[t.RequestId, asyncio.Queue[Any]] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._failure: BaseException | None = None
+
+    @classmethod
+    async def stdio(
+        cls,
+        command: Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        stderr: int | IO[Any] | None = None,
+        **options: Any,
+    ) -> Client:
+        """Start ``command`` and return an opened client on its stdin and stdout."""
+        process = await asyncio.create_subprocess_exec(
+            *command,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=stderr,
+            env=dict(env) if env is not None else None,
+            cwd=cwd,
+            limit=_CHUNK,
+        )
+        assert process.stdin is not None and process.stdout is not None
+        client = cls(process.stdout, process.stdin, process=process, **options)
+        await client.open()
+        return client
+
+    # -- calls --------------------------------------------------------------
+
+    async def request(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressHandler | None = None,
+        on_input: InputHandler | None = None,
+    ) -> Any:
+        """Send one request and return its result object, following MRTR rounds."""
+        request = build_request(self.conn, method, params, progress=on_progress is not None)
+        queue = self._watch(request.id)
+        limit = self.timeout if timeout is None else timeout
+        try:
+            await self._write(self.conn.send(request))
+            async with asyncio.timeout(limit):
+                while True:
+                    event = await self._next(queue)
+                    if isinstance(event, m.Notification):
+                        if on_progress is not None and event.method == "notifications/progress":
+                            on_progress(event.params)
+                        continue
+                    if isinstance(event, m.InputRequired) and on_input is not None:
+                        retry = event.retry(
+                            id=self.conn.next_id(), input_responses=on_input(event)
+                        )
+                        self._waiters[retry.id] = self._waiters.pop(request.id)
+                        request = retry
+                        await self._write(self.conn.send(retry))
+                        continue
+                    return outcome_of(event)
+        except TimeoutError:
+            if request.id in self.conn.in_flight():
+                await self._write(self.conn.cancel(request.id, "timed out"))
+            raise TimeoutError(f"{method} got no answer within {limit} s") from None
+        except asyncio.CancelledError:
+            if request.id in self.conn.in_flight():  # CANCEL-05: tell the server
+                with contextlib.suppress(ConnectionError):
+                    await self._write(self.conn.cancel(request.id, "cancelled"))
+            raise
+        finally:
+            self._waiters.pop(request.id, None)
+
+    async def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | None = None, **kw: Any
+    ) -> t.CallToolResult:
+        params = t.CallToolRequestParams(name=name, arguments=dict(arguments or {}))
+        return await self.request("tools/call", params, **kw)  # type: ignore[no-any-return]
+
+    async def list_tools(self, **kw: Any) -> list[t.Tool]:
+        """Every tool, following ``nextCursor`` until it is absent (PAGE-05, PAGE-06)."""
+        tools: list[t.Tool] = []
+        cursor: str | None = None
+        while True:
+            page = await self.request("tools/list", t.PaginatedRequestParams(cursor=cursor), **kw)
+            tools.extend(page.tools)
+            if page.next_cursor is None:
+                return tools
+            cursor = page.next_cursor
+
+    async def discover(self, **kw: Any) -> t.DiscoverResult:
+        return await self.request("server/discover", t.RequestParams(), **kw)  # type: ignore[no-any-return]
+
+    async def listen(self, notifications: t.SubscriptionFilter, **kw: Any) -> Subscription:
+        """Open a ``subscriptions/listen`` stream; returns once it is acknowledged."""
+        params = t.SubscriptionsListenRequestParams(notifications=notifications)
+        request = build_request(self.conn, "subscriptions/listen", params)
+        queue = self._watch(request.id)
+        limit = kw.get("timeout", self.timeout)
+        await self._write(self.conn.send(request))
+        try:
+            async with asyncio.timeout(limit):
+                first = await self._next(queue)
+        except BaseException:
+            self._waiters.pop(request.id, None)
+            raise
+        if not isinstance(first, m.SubscriptionAcknowledged):
+            self._waiters.pop(request.id, None)
+            outcome_of(first)  # raises for an error; a result ends it at once
+            raise ConnectionError("the subscription ended before it was acknowledged")
+        return Subscription(self, request.id, first.notifications, queue)
+
+    # -- the reader ---------------------------------------------------------
+
+    def _watch(self, id: t.RequestId) -> asyncio.Queue[Any]:
+        if self._failure is not None:
+            raise ConnectionError("the connection is closed") from self._failure
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._waiters[id] = queue
+        return queue
+
+    async def _next(self, queue: asyncio.Queue[Any]) -> Any:
+        event = await queue.get()
+        if isinstance(event, BaseException):
+            raise ConnectionError("the connection was lost") from event
+        return event
+
+    async def open(self) -> None:
+        """Start the reader task (idempotent)."""
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._read_loop())
+
+    async def _read_loop(self) -> None:
+        failure: BaseException = ConnectionError("the server closed the connection")
+        try:
+            while True:
+                chunk = await self._reader.read(_CHUNK)
+                self.conn.receive_data(chunk)
+                while (event := self.conn.next_event()) is not m.NEED_DATA:
+                    if isinstance(event, m.ConnectionClosed):
+                        return
+                    queue = self._waiters.get(owner_of(event))  # type: ignore[arg-type]
+                    if queue is not None:
+                        queue.put_nowait(event)
+                if not chunk:
+                    return
+        except (m.RemoteProtocolError, OSError) as e:
+            failure = e
+        finally:
+            self._failure = failure
+            for queue in self._waiters.values():
+                queue.put_nowait(failure)
+
+    async def _write(self, data: bytes) -> None:
+        if data:
+            try:
+                self._writer.write(data)
+                await self._writer.drain()
+            except (ConnectionError, RuntimeError) as e:
+                raise ConnectionError("the server's input is closed") from e
+
+    # -- lifetime -----------------------------------------------------------
+
+    async def aclose(self, grace: float = 2.0) -> int | None:
+        """Close the server's stdin, wait ``grace`` s, then terminate, then kill (STDIO-14)."""
+        self._writer.close()
+        with contextlib.suppress(ConnectionError, RuntimeError):
+            await self._writer.wait_closed()
+        code = None
+        if self.process is not None:
+            for stop in (None, self.process.terminate, self.process.kill):
+                if stop is not None:
+                    with contextlib.suppress(ProcessLookupError):
+                        stop()
+                try:
+                    code = await asyncio.wait_for(self.process.wait(), grace)
+                    break
+                except TimeoutError:
+                    continue
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        return code
+
+    async def __aenter__(self) -> Client:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class Subscription:
+    """An acknowledged listen: iterate for its notifications; :meth:`aclose` cancels it.
+
+    Iteration stops when the server ends the stream gracefully (SUB-12); a lost
+    connection raises ``ConnectionError`` (re-listen on a new one, SUB-14).
+    """
+
+    def __init__(
+        self,
+        client: Client,
+        id: t.RequestId,
+        honoured: t.SubscriptionFilter,
+        queue: asyncio.Queue[Any],
+    ) -> None:
+        self.client = client
+        self.id = id
+        #: what the server agreed to send (SUB-07: may be less than asked)
+        self.honoured = honoured
+        self._queue = queue
+
+    def __aiter__(self) -> Subscription:
+        return self
+
+    async def __anext__(self) -> m.Notification:
+        if self.id not in self.client._waiters:
+            raise StopAsyncIteration
+        event = await self.client._next(self._queue)
+        if isinstance(event, m.SubscriptionEnded):
+            self.client._waiters.pop(self.id, None)
+            raise StopAsyncIteration
+        return event  # type: ignore[no-any-return]
+
+    async def aclose(self) -> None:
+        """Cancel the listen (SUB-11); nothing more arrives for it."""
+        self.client._waiters.pop(self.id, None)
+        if self.id in self.client.conn.in_flight():
+            await self.client._write(self.client.conn.cancel(self.id, "done"))
+
+    async def __aenter__(self) -> Subscription:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

@@ -1,0 +1,200 @@
+"""The asyncio server: one reader loop, one task per request, in a TaskGroup it owns.
+
+All protocol decisions are the core's (:class:`mcp_proto.ServerConnection` and
+:mod:`mcp_proto._app`); this module reads, writes and runs tasks.  A client's
+cancellation cancels the handler's task (``asyncio.CancelledError`` inside it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import mcp_proto as m
+from mcp_proto import types as t
+from mcp_proto._app import Handlers, RequestContext, acknowledgement, answer, no_handler
+
+__all__ = ["Context", "Handler", "Server"]
+
+Handler = Callable[["Context", Any], Awaitable[Any]]
+_CHUNK = 65536
+
+
+class Context:
+    """What an async handler gets: its request, and ways to talk about it.
+
+    ``progress`` and ``log`` send only what the request asked for and do
+    nothing otherwise.  Cancellation arrives as ``asyncio.CancelledError``.
+    """
+
+    def __init__(self, core: RequestContext, session: _Session) -> None:
+        self._core = core
+        self._session = session
+
+    @property
+    def request(self) -> m.Request:
+        return self._core.request
+
+    @property
+    def cancelled(self) -> bool:
+        return self._core.cancelled
+
+    async def progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        event = self._core.progress_event(progress, total, message)
+        if event is not None:
+            await self._session.emit(event)
+
+    async def log(self, level: t.LoggingLevel, data: Any, logger: str | None = None) -> None:
+        event = self._core.log_event(level, data, logger)
+        if event is not None:
+            await self._session.emit(event)
+
+    async def notify_changed(self, method: str, params: Any = None) -> None:
+        """A change notification, to every open subscription that asked for it."""
+        await self._session.server.notify_changed(method, params)
+
+    input_required = staticmethod(RequestContext.input_required)
+
+
+class Server:
+    """Handlers plus the connection's configuration; serves any number of streams.
+
+    ``handlers`` maps methods to ``async fn(ctx, params) -> result``;
+    ``subscriptions/listen`` and ``server/discover`` are answered by the
+    core's defaults unless given.  ``connection_options`` go to
+    :class:`mcp_proto.ServerConnection`.  ``max_concurrency`` bounds the
+    handlers running at once on one stream.
+    """
+
+    def __init__(
+        self,
+        handlers: Handlers[Handler] | Mapping[str, Handler] | None = None,
+        *,
+        max_concurrency: int = 64,
+        **connection_options: Any,
+    ) -> None:
+        self.handlers = handlers if isinstance(handlers, Handlers) else Handlers(handlers)
+        self.max_concurrency = max_concurrency
+        self.connection_options = connection_options
+        self._sessions: set[_Session] = set()
+
+    async def serve_stdio(self) -> None:
+        """Serve the process's stdin and stdout until stdin ends (STDIO-15).
+
+        ``sys.stdout`` points at stderr while serving, so a stray ``print``
+        cannot corrupt the stream (STDIO-06).
+        """
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=_CHUNK)
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+        real_stdout = sys.stdout
+        transport, protocol = await loop.connect_write_pipe(
+            asyncio.streams.FlowControlMixin, real_stdout
+        )
+        writer = asyncio.StreamWriter(transport, protocol, None, loop)
+        sys.stdout = sys.stderr
+        try:
+            await self.serve(reader, writer)
+        finally:
+            sys.stdout = real_stdout
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Serve one byte stream until its input ends; in-flight handlers are cancelled."""
+        session = _Session(self, writer)
+        self._sessions.add(session)
+        try:
+            await session.run(reader)
+        finally:
+            self._sessions.discard(session)
+
+    async def notify_changed(self, method: str, params: Any = None) -> None:
+        """Fan a change notification out to every matching subscription of every stream."""
+        event = m.Notification(method=method, params=params or t.NotificationParams())
+        for session in list(self._sessions):
+            await session.emit(event)
+
+
+class _Session:
+    def __init__(self, server: Server, writer: asyncio.StreamWriter) -> None:
+        self.server = server
+        self.conn = m.ServerConnection(**server.connection_options)
+        self.writer = writer
+        self.tasks: dict[t.RequestId, asyncio.Task[None]] = {}
+        self.slots = asyncio.Semaphore(server.max_concurrency)
+
+    async def emit(self, event: Any) -> None:
+        data = self.conn.send(event)
+        if data:
+            self.writer.write(data)
+            await self.writer.drain()
+
+    async def run(self, reader: asyncio.StreamReader) -> None:
+        try:
+            async with asyncio.TaskGroup() as tasks:
+                while await self._step(reader, tasks):
+                    pass
+                for task in self.tasks.values():
+                    task.cancel()
+        finally:
+            self.writer.close()
+
+    async def _step(self, reader: asyncio.StreamReader, tasks: asyncio.TaskGroup) -> bool:
+        chunk = await reader.read(_CHUNK)
+        self.conn.receive_data(chunk)
+        while True:
+            try:
+                event = self.conn.next_event()
+            except m.RemoteProtocolError as e:
+                print(f"mcp-proto: input framing lost: {e}", file=sys.stderr)
+                return False
+            if event is m.NEED_DATA:
+                return bool(chunk)
+            if isinstance(event, m.ConnectionClosed):
+                return False
+            if isinstance(event, m.Request):
+                if self.server.handlers.find(event.method) is None:
+                    await self.emit(self._default(event))
+                    continue
+                ctx = Context(RequestContext(event), self)
+                self.tasks[event.id] = tasks.create_task(self._handle(ctx))
+            elif isinstance(event, m.Cancelled):
+                task = self.tasks.get(event.id)
+                if task is not None:
+                    task.cancel()
+            elif isinstance(event, m.InvalidMessage):
+                await self.emit(event)
+
+    def _default(self, request: m.Request) -> Any:
+        if request.method == "server/discover":
+            return m.Result(id=request.id, result=self.conn.discover_result())
+        if request.method == "subscriptions/listen":
+            return acknowledgement(request, self.conn.capabilities)
+        return no_handler(request)
+
+    async def _handle(self, ctx: Context) -> None:
+        request = ctx.request
+        handler = self.server.handlers.find(request.method)
+        assert handler is not None
+        try:
+            async with self.slots:
+                try:
+                    value = await handler(ctx, request.params)
+                except asyncio.CancelledError:
+                    ctx._core.cancelled = True  # nothing is sent for it (STDIO-13)
+                    raise
+                except Exception as e:
+                    outcome: Any = answer(request, error=e)
+                else:
+                    outcome = answer(request, value, cache_hints=self.conn.cache_hints)
+            try:
+                await self.emit(outcome)
+            except m.LocalProtocolError as e:  # the handler's answer broke a send rule
+                print(f"mcp-proto: handler for {request.method}: {e}", file=sys.stderr)
+                error = t.Error(code=m.INTERNAL_ERROR, message="Internal error")
+                await self.emit(m.ErrorResponse(id=request.id, error=error))
+        finally:
+            self.tasks.pop(request.id, None)
