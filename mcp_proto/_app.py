@@ -20,6 +20,7 @@ from ._codec import structure
 from ._errors import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, DecodeError
 from ._events import ErrorResponse, Notification, Request, Result
 from ._methods import METHODS
+from ._server import ServerConnection
 from ._server_rules import LOG_LEVELS
 
 __all__ = [
@@ -28,6 +29,8 @@ __all__ = [
     "RequestContext",
     "acknowledgement",
     "answer",
+    "default_answer",
+    "internal_error",
     "no_handler",
     "unknown_tool",
 ]
@@ -231,4 +234,28 @@ def acknowledgement(request: Request, capabilities: t.ServerCapabilities) -> Not
     params = t.SubscriptionsAcknowledgedNotificationParams(notifications=honoured)
     return Notification(
         method="notifications/subscriptions/acknowledged", params=params, request_id=request.id
+    )
+
+
+def default_answer(
+    conn: ServerConnection, request: Request
+) -> Result | ErrorResponse | Notification:
+    """What a request no handler takes gets, without running anything.
+
+    ``server/discover`` is answered from ``conn``'s configuration (VER-04); a
+    listen is acknowledged with what the capabilities offer and then stays
+    open until the client cancels it or the stream ends (its result is sent
+    only by a handler that ends it); anything else is ``-32601``.
+    """
+    if request.method == "server/discover":
+        return Result(id=request.id, result=conn.discover_result())
+    if request.method == "subscriptions/listen":
+        return acknowledgement(request, conn.capabilities)
+    return no_handler(request)
+
+
+def internal_error(request: Request) -> ErrorResponse:
+    """``-32603`` with no detail: what to send when a handler's answer broke a send rule."""
+    return ErrorResponse(
+        id=request.id, error=t.Error(code=INTERNAL_ERROR, message="Internal error")
     )

@@ -26,7 +26,8 @@ def run(coro: Any) -> Any:
     return asyncio.run(asyncio.wait_for(coro, 60))
 
 
-async def spawn(peer: str = "asyncio_server.py", *args: str, **kw: Any) -> Client:
+async def spawn(peer: str = "async_server.py", *args: str, **kw: Any) -> Client:
+    args = args or (("asyncio",) if peer == "async_server.py" else ())
     kw.setdefault("timeout", 20)
     return await Client.stdio(
         [sys.executable, str(PEERS / peer), *args], stderr=subprocess.PIPE, **kw

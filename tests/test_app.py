@@ -14,6 +14,8 @@ from mcp_proto._app import (
     RequestContext,
     acknowledgement,
     answer,
+    default_answer,
+    internal_error,
     no_handler,
     unknown_tool,
 )
@@ -135,3 +137,13 @@ def test_outcome_of_each_ending() -> None:
         outcome_of(ir)
     with pytest.raises(TypeError):
         outcome_of(m.Cancelled(id=1))
+
+
+def test_default_answers_without_a_handler() -> None:
+    conn = m.ServerConnection(capabilities=t.ServerCapabilities(tools=t.ServerCapabilitiesTools()))
+    discover = default_answer(conn, m.Request(id=1, method="server/discover", params=None))
+    assert isinstance(discover, m.Result) and discover.result == conn.discover_result()
+    ack = default_answer(conn, request("subscriptions/listen"))
+    assert isinstance(ack, m.Notification) and ack.request_id == 7
+    assert default_answer(conn, request("tools/list")) == no_handler(request("tools/list"))
+    assert internal_error(request()).error.message == "Internal error"

@@ -14,7 +14,7 @@ from typing import Any
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._app import Handlers, RequestContext, acknowledgement, answer, no_handler
+from mcp_proto._app import Handlers, RequestContext, answer, default_answer, internal_error
 
 __all__ = ["Context", "Handler", "Server"]
 
@@ -157,7 +157,7 @@ class _Session:
                 return False
             if isinstance(event, m.Request):
                 if self.server.handlers.find(event.method) is None:
-                    await self.emit(self._default(event))
+                    await self.emit(default_answer(self.conn, event))
                     continue
                 ctx = Context(RequestContext(event), self)
                 self.tasks[event.id] = tasks.create_task(self._handle(ctx))
@@ -167,13 +167,6 @@ class _Session:
                     task.cancel()
             elif isinstance(event, m.InvalidMessage):
                 await self.emit(event)
-
-    def _default(self, request: m.Request) -> Any:
-        if request.method == "server/discover":
-            return m.Result(id=request.id, result=self.conn.discover_result())
-        if request.method == "subscriptions/listen":
-            return acknowledgement(request, self.conn.capabilities)
-        return no_handler(request)
 
     async def _handle(self, ctx: Context) -> None:
         request = ctx.request
@@ -194,7 +187,6 @@ class _Session:
                 await self.emit(outcome)
             except m.LocalProtocolError as e:  # the handler's answer broke a send rule
                 print(f"mcp-proto: handler for {request.method}: {e}", file=sys.stderr)
-                error = t.Error(code=m.INTERNAL_ERROR, message="Internal error")
-                await self.emit(m.ErrorResponse(id=request.id, error=error))
+                await self.emit(internal_error(request))
         finally:
             self.tasks.pop(request.id, None)

@@ -16,13 +16,7 @@ from typing import Any, BinaryIO
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._app import (
-    Handlers,
-    RequestContext,
-    acknowledgement,
-    answer,
-    no_handler,
-)
+from mcp_proto._app import Handlers, RequestContext, answer, default_answer, internal_error
 
 __all__ = ["Context", "Handler", "Server"]
 
@@ -185,7 +179,7 @@ class _Session:
         for event in events:
             if isinstance(event, m.Request):
                 if self.server.handlers.find(event.method) is None:
-                    self.emit(self._default(event))  # answered here, no thread needed
+                    self.emit(default_answer(self.conn, event))  # answered here, no thread needed
                     continue
                 ctx = Context(RequestContext(event), self)
                 self.contexts[event.id] = ctx
@@ -206,22 +200,9 @@ class _Session:
             self.emit(self._outcome(ctx))
         except m.LocalProtocolError as e:  # the handler's answer broke a send rule
             print(f"mcp-proto: handler for {request.method}: {e}", file=sys.stderr)
-            error = t.Error(code=m.INTERNAL_ERROR, message="Internal error")
-            self.emit(m.ErrorResponse(id=request.id, error=error))
+            self.emit(internal_error(request))
         finally:
             self.contexts.pop(request.id, None)
-
-    def _default(self, request: m.Request) -> Any:
-        """What a request with no handler gets: the core's defaults, or ``-32601``.
-
-        A listen is acknowledged with what the capabilities offer and then stays
-        open, holding no thread, until the client cancels it or the stream ends.
-        """
-        if request.method == "server/discover":
-            return m.Result(id=request.id, result=self.conn.discover_result())
-        if request.method == "subscriptions/listen":
-            return acknowledgement(request, self.conn.capabilities)
-        return no_handler(request)
 
     def _outcome(self, ctx: Context) -> Any:
         request = ctx.request

@@ -1,1 +1,23 @@
-"""The trio adapter for mcp_proto (placeholder until the adapters issue lands)."""
+"""The trio adapter for mcp_proto.
+
+``Server`` runs ``async`` handlers, one task per request, over stdio or any
+trio stream; ``Client`` calls a server it spawns (or any stream pair) with any
+number of calls and listens in flight, its reader in a nursery the caller owns.
+"""
+
+from mcp_proto._app import Handlers, McpError
+from mcp_proto._client_calls import InputRequiredError
+
+from ._client import Client, Subscription
+from ._server import Context, Handler, Server
+
+__all__ = [
+    "Client",
+    "Context",
+    "Handler",
+    "Handlers",
+    "InputRequiredError",
+    "McpError",
+    "Server",
+    "Subscription",
+]

@@ -1,6 +1,6 @@
-"""A stdio server on the asyncio adapter, for the adapter tests.
+"""A stdio server on the asyncio or the trio adapter, for the adapter tests.
 
-    python tests/peers/asyncio_server.py
+    python tests/peers/async_server.py asyncio|trio
 
 Tools: ``echo`` (text, with progress), ``sleep`` (seconds; notes cancellation on stderr),
 ``touch`` (sends ``notifications/tools/list_changed`` to the open listens), ``ask`` (an
@@ -13,8 +13,16 @@ import asyncio
 import sys
 from typing import Any
 
+import trio
+
+import mcp_proto_asyncio
+import mcp_proto_trio
 from mcp_proto import types as t
-from mcp_proto_asyncio import Context, McpError, Server
+from mcp_proto_asyncio import Context, McpError
+
+ADAPTER = sys.argv[1] if len(sys.argv) > 1 else "asyncio"
+sleep = trio.sleep if ADAPTER == "trio" else asyncio.sleep
+CANCELLED = trio.Cancelled if ADAPTER == "trio" else asyncio.CancelledError
 
 
 async def call_tool(ctx: Context, params: t.CallToolRequestParams) -> Any:
@@ -25,8 +33,8 @@ async def call_tool(ctx: Context, params: t.CallToolRequestParams) -> Any:
     if params.name == "sleep":
         await ctx.progress(0, message="started")
         try:
-            await asyncio.sleep(float(args.get("seconds", 1)))
-        except asyncio.CancelledError:
+            await sleep(float(args.get("seconds", 1)))
+        except CANCELLED:
             print(f"cancelled {ctx.request.id}", file=sys.stderr, flush=True)
             raise
         return t.CallToolResult(content=[t.TextContent(text="slept")])
@@ -46,10 +54,11 @@ async def call_tool(ctx: Context, params: t.CallToolRequestParams) -> Any:
     raise McpError(-32602, f"Unknown tool: {params.name}")
 
 
-server = Server(
-    {"tools/call": call_tool},
-    capabilities=t.ServerCapabilities(tools=t.ServerCapabilitiesTools(list_changed=True)),
-)
+CAPS = t.ServerCapabilities(tools=t.ServerCapabilitiesTools(list_changed=True))
 
 if __name__ == "__main__":
-    asyncio.run(server.serve_stdio())
+    if ADAPTER == "trio":
+        trio.run(mcp_proto_trio.Server({"tools/call": call_tool}, capabilities=CAPS).serve_stdio)
+    else:
+        server = mcp_proto_asyncio.Server({"tools/call": call_tool}, capabilities=CAPS)
+        asyncio.run(server.serve_stdio())

@@ -1,0 +1,284 @@
+"""The trio client: concurrent calls and listens over one stream, one reader task.
+
+The core (:class:`mcp_proto.ClientConnection`) allocates ids, stamps ``_meta``,
+builds MRTR retries and judges every response; this module writes, routes each
+event to the call waiting for it, and manages the server process (STDIO-14).
+The reader runs in a nursery the caller owns: ``async with Client.stdio(...)``
+opens one, or ``await nursery.start(client.run)`` uses yours.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager, suppress
+from typing import IO, Any
+
+import trio
+
+import mcp_proto as m
+from mcp_proto import types as t
+from mcp_proto._client_calls import build_request, outcome_of, owner_of
+
+__all__ = ["Client", "Subscription"]
+
+_CHUNK = 65536
+InputHandler = Callable[[m.InputRequired], Mapping[str, Any]]
+ProgressHandler = Callable[[t.ProgressNotificationParams], None]
+_Channel = tuple[trio.MemorySendChannel[Any], trio.MemoryReceiveChannel[Any]]
+
+
+class Client:
+    """An MCP client over a trio stream pair; :meth:`stdio` spawns the server.
+
+    Same contract as the blocking client (``mcp_proto_sync.Client``), plus
+    concurrency: any number of calls and listens may be in flight at once.
+    """
+
+    def __init__(
+        self,
+        receive: trio.abc.ReceiveStream,
+        send: trio.abc.SendStream,
+        *,
+        process: trio.Process | None = None,
+        timeout: float | None = 60.0,
+        capabilities: t.ClientCapabilities | None = None,
+        connection: m.ClientConnection | None = None,
+    ) -> None:
+        if connection is None:
+            connection = m.ClientConnection(capabilities=capabilities)
+        self.conn = connection
+        self.process = process
+        self.timeout = timeout
+        self._receive = receive
+        self._send = send
+        self._send_lock = trio.Lock()
+        self._waiters: dict[t.RequestId, _Channel] = {}
+        self._failure: BaseException | None = None
+        self._reader_scope = trio.CancelScope()
+
+    @classmethod
+    @asynccontextmanager
+    async def stdio(
+        cls,
+        command: Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        stderr: int | IO[Any] | None = None,
+        **options: Any,
+    ) -> AsyncIterator[Client]:
+        """Start ``command``; yield a client on its stdin and stdout; close it on exit."""
+        process = await trio.lowlevel.open_process(
+            list(command),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            env=dict(env) if env is not None else None,
+            cwd=cwd,
+        )
+        assert process.stdin is not None and process.stdout is not None
+        client = cls(process.stdout, process.stdin, process=process, **options)
+        async with trio.open_nursery() as nursery:
+            await nursery.start(client.run)
+            try:
+                yield client
+            finally:
+                with trio.CancelScope(shield=True):
+                    await client.aclose()
+
+    # -- calls --------------------------------------------------------------
+
+    async def request(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressHandler | None = None,
+        on_input: InputHandler | None = None,
+    ) -> Any:
+        """Send one request and return its result object, following MRTR rounds."""
+        request = build_request(self.conn, method, params, progress=on_progress is not None)
+        channel = self._watch(request.id)
+        limit = self.timeout if timeout is None else timeout
+        try:
+            await self._write(self.conn.send(request))
+            with trio.fail_after(math.inf if limit is None else limit):
+                while True:
+                    event = await self._next(channel)
+                    if isinstance(event, m.Notification):
+                        if on_progress is not None and event.method == "notifications/progress":
+                            on_progress(event.params)
+                        continue
+                    if isinstance(event, m.InputRequired) and on_input is not None:
+                        retry = event.retry(
+                            id=self.conn.next_id(), input_responses=on_input(event)
+                        )
+                        self._waiters[retry.id] = self._waiters.pop(request.id)
+                        request = retry
+                        await self._write(self.conn.send(retry))
+                        continue
+                    return outcome_of(event)
+        except trio.TooSlowError:
+            await self._cancel(request.id, "timed out")
+            raise TimeoutError(f"{method} got no answer within {limit} s") from None
+        except trio.Cancelled:
+            with trio.CancelScope(shield=True):  # CANCEL-05: tell the server
+                await self._cancel(request.id, "cancelled")
+            raise
+        finally:
+            self._waiters.pop(request.id, None)
+
+    async def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | None = None, **kw: Any
+    ) -> t.CallToolResult:
+        params = t.CallToolRequestParams(name=name, arguments=dict(arguments or {}))
+        return await self.request("tools/call", params, **kw)  # type: ignore[no-any-return]
+
+    async def list_tools(self, **kw: Any) -> list[t.Tool]:
+        """Every tool, following ``nextCursor`` until it is absent (PAGE-05, PAGE-06)."""
+        tools: list[t.Tool] = []
+        cursor: str | None = None
+        while True:
+            page = await self.request("tools/list", t.PaginatedRequestParams(cursor=cursor), **kw)
+            tools.extend(page.tools)
+            if page.next_cursor is None:
+                return tools
+            cursor = page.next_cursor
+
+    async def discover(self, **kw: Any) -> t.DiscoverResult:
+        return await self.request("server/discover", t.RequestParams(), **kw)  # type: ignore[no-any-return]
+
+    async def listen(self, notifications: t.SubscriptionFilter, **kw: Any) -> Subscription:
+        """Open a ``subscriptions/listen`` stream; returns once it is acknowledged."""
+        params = t.SubscriptionsListenRequestParams(notifications=notifications)
+        request = build_request(self.conn, "subscriptions/listen", params)
+        channel = self._watch(request.id)
+        limit = kw.get("timeout", self.timeout)
+        await self._write(self.conn.send(request))
+        try:
+            with trio.fail_after(math.inf if limit is None else limit):
+                first = await self._next(channel)
+        except trio.TooSlowError:
+            self._waiters.pop(request.id, None)
+            await self._cancel(request.id, "timed out")
+            raise TimeoutError("the listen was not acknowledged in time") from None
+        if not isinstance(first, m.SubscriptionAcknowledged):
+            self._waiters.pop(request.id, None)
+            outcome_of(first)  # raises for an error; a result ends it at once
+            raise ConnectionError("the subscription ended before it was acknowledged")
+        return Subscription(self, request.id, first.notifications, channel)
+
+    # -- the reader ---------------------------------------------------------
+
+    def _watch(self, id: t.RequestId) -> _Channel:
+        if self._failure is not None:
+            raise ConnectionError("the connection is closed") from self._failure
+        channel: _Channel = trio.open_memory_channel(math.inf)
+        self._waiters[id] = channel
+        return channel
+
+    async def _next(self, channel: _Channel) -> Any:
+        event = await channel[1].receive()
+        if isinstance(event, BaseException):
+            raise ConnectionError("the connection was lost") from event
+        return event
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """The reader: start it with ``await nursery.start(client.run)``."""
+        failure: BaseException = ConnectionError("the server closed the connection")
+        with self._reader_scope:
+            task_status.started()
+            try:
+                while True:
+                    chunk = await self._receive.receive_some(_CHUNK)
+                    self.conn.receive_data(bytes(chunk))
+                    while (event := self.conn.next_event()) is not m.NEED_DATA:
+                        if isinstance(event, m.ConnectionClosed):
+                            return
+                        channel = self._waiters.get(owner_of(event))  # type: ignore[arg-type]
+                        if channel is not None:
+                            channel[0].send_nowait(event)
+                    if not chunk:
+                        return
+            except (
+                m.RemoteProtocolError,
+                trio.BrokenResourceError,
+                trio.ClosedResourceError,
+            ) as e:
+                failure = e
+            finally:
+                self._failure = failure
+                for send, _ in self._waiters.values():
+                    send.send_nowait(failure)
+
+    async def _write(self, data: bytes) -> None:
+        if data:
+            try:
+                async with self._send_lock:
+                    await self._send.send_all(data)
+            except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
+                raise ConnectionError("the server's input is closed") from e
+
+    async def _cancel(self, id: t.RequestId, reason: str) -> None:
+        if id in self.conn.in_flight():
+            with suppress(ConnectionError):
+                await self._write(self.conn.cancel(id, reason))
+
+    # -- lifetime -----------------------------------------------------------
+
+    async def aclose(self, grace: float = 2.0) -> int | None:
+        """Close the server's stdin, wait ``grace`` s, then terminate, then kill (STDIO-14)."""
+        await self._send.aclose()
+        code = None
+        if self.process is not None:
+            for stop in (None, self.process.terminate, self.process.kill):
+                if stop is not None:
+                    stop()
+                with trio.move_on_after(grace):
+                    code = await self.process.wait()
+                    break
+        self._reader_scope.cancel()
+        return code
+
+
+class Subscription:
+    """An acknowledged listen: iterate for its notifications; :meth:`aclose` cancels it.
+
+    Iteration stops when the server ends the stream gracefully (SUB-12); a lost
+    connection raises ``ConnectionError`` (re-listen on a new one, SUB-14).
+    """
+
+    def __init__(
+        self, client: Client, id: t.RequestId, honoured: t.SubscriptionFilter, channel: _Channel
+    ) -> None:
+        self.client = client
+        self.id = id
+        #: what the server agreed to send (SUB-07: may be less than asked)
+        self.honoured = honoured
+        self._channel = channel
+
+    def __aiter__(self) -> Subscription:
+        return self
+
+    async def __anext__(self) -> m.Notification:
+        if self.id not in self.client._waiters:
+            raise StopAsyncIteration
+        event = await self.client._next(self._channel)
+        if isinstance(event, m.SubscriptionEnded):
+            self.client._waiters.pop(self.id, None)
+            raise StopAsyncIteration
+        return event  # type: ignore[no-any-return]
+
+    async def aclose(self) -> None:
+        """Cancel the listen (SUB-11); nothing more arrives for it."""
+        self.client._waiters.pop(self.id, None)
+        await self.client._cancel(self.id, "done")
+
+    async def __aenter__(self) -> Subscription:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

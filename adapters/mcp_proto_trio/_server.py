@@ -1,0 +1,196 @@
+"""The trio server: one reader loop, one task per request, in a nursery it owns.
+
+All protocol decisions are the core's (:class:`mcp_proto.ServerConnection` and
+:mod:`mcp_proto._app`); this module reads, writes and runs tasks.  A client's
+cancellation cancels the handler's cancel scope (``trio.Cancelled`` inside it).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import trio
+
+import mcp_proto as m
+from mcp_proto import types as t
+from mcp_proto._app import Handlers, RequestContext, answer, default_answer, internal_error
+
+__all__ = ["Context", "Handler", "Server"]
+
+Handler = Callable[["Context", Any], Awaitable[Any]]
+_CHUNK = 65536
+
+
+class Context:
+    """What an async handler gets: its request, and ways to talk about it.
+
+    ``progress`` and ``log`` send only what the request asked for and do
+    nothing otherwise.  Cancellation arrives as ``trio.Cancelled``.
+    """
+
+    def __init__(self, core: RequestContext, session: _Session) -> None:
+        self._core = core
+        self._session = session
+        self.scope = trio.CancelScope()
+
+    @property
+    def request(self) -> m.Request:
+        return self._core.request
+
+    @property
+    def cancelled(self) -> bool:
+        return self._core.cancelled
+
+    async def progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        event = self._core.progress_event(progress, total, message)
+        if event is not None:
+            await self._session.emit(event)
+
+    async def log(self, level: t.LoggingLevel, data: Any, logger: str | None = None) -> None:
+        event = self._core.log_event(level, data, logger)
+        if event is not None:
+            await self._session.emit(event)
+
+    async def notify_changed(self, method: str, params: Any = None) -> None:
+        """A change notification, to every open subscription that asked for it."""
+        await self._session.server.notify_changed(method, params)
+
+    input_required = staticmethod(RequestContext.input_required)
+
+    def _cancel(self) -> None:
+        self._core.cancelled = True
+        self.scope.cancel()
+
+
+class Server:
+    """Handlers plus the connection's configuration; serves any number of streams.
+
+    ``handlers`` maps methods to ``async fn(ctx, params) -> result``;
+    ``subscriptions/listen`` and ``server/discover`` are answered by the
+    core's defaults unless given.  ``connection_options`` go to
+    :class:`mcp_proto.ServerConnection`.  ``max_concurrency`` bounds the
+    handlers running at once on one stream.
+    """
+
+    def __init__(
+        self,
+        handlers: Handlers[Handler] | Mapping[str, Handler] | None = None,
+        *,
+        max_concurrency: int = 64,
+        **connection_options: Any,
+    ) -> None:
+        self.handlers = handlers if isinstance(handlers, Handlers) else Handlers(handlers)
+        self.max_concurrency = max_concurrency
+        self.connection_options = connection_options
+        self._sessions: set[_Session] = set()
+
+    async def serve_stdio(self) -> None:
+        """Serve the process's stdin and stdout until stdin ends (STDIO-15).
+
+        ``sys.stdout`` points at stderr while serving, so a stray ``print``
+        cannot corrupt the stream (STDIO-06).
+        """
+        stdin = trio.lowlevel.FdStream(os.dup(sys.stdin.fileno()))
+        stdout = trio.lowlevel.FdStream(os.dup(sys.stdout.fileno()))
+        real_stdout, sys.stdout = sys.stdout, sys.stderr
+        try:
+            await self.serve(trio.StapledStream(stdout, stdin))
+        finally:
+            sys.stdout = real_stdout
+            await stdin.aclose()
+            await stdout.aclose()
+
+    async def serve(
+        self, stream: trio.abc.HalfCloseableStream | trio.StapledStream[Any, Any]
+    ) -> None:
+        """Serve one byte stream until its input ends; in-flight handlers are cancelled."""
+        session = _Session(self, stream)
+        self._sessions.add(session)
+        try:
+            await session.run()
+        finally:
+            self._sessions.discard(session)
+
+    async def notify_changed(self, method: str, params: Any = None) -> None:
+        """Fan a change notification out to every matching subscription of every stream."""
+        event = m.Notification(method=method, params=params or t.NotificationParams())
+        for session in list(self._sessions):
+            await session.emit(event)
+
+
+class _Session:
+    def __init__(self, server: Server, stream: Any) -> None:
+        self.server = server
+        self.conn = m.ServerConnection(**server.connection_options)
+        self.stream = stream
+        self.send_lock = trio.Lock()  # one send_all at a time on a trio stream
+        self.contexts: dict[t.RequestId, Context] = {}
+        self.limiter = trio.CapacityLimiter(server.max_concurrency)
+
+    async def emit(self, event: Any) -> None:
+        data = self.conn.send(event)
+        if data:
+            async with self.send_lock:
+                await self.stream.send_all(data)
+
+    async def run(self) -> None:
+        async with trio.open_nursery() as nursery:
+            while await self._step(nursery):
+                pass
+            nursery.cancel_scope.cancel()
+
+    async def _step(self, nursery: trio.Nursery) -> bool:
+        chunk = await self.stream.receive_some(_CHUNK)
+        self.conn.receive_data(chunk)
+        while True:
+            try:
+                event = self.conn.next_event()
+            except m.RemoteProtocolError as e:
+                print(f"mcp-proto: input framing lost: {e}", file=sys.stderr)
+                return False
+            if event is m.NEED_DATA:
+                return bool(chunk)
+            if isinstance(event, m.ConnectionClosed):
+                return False
+            if isinstance(event, m.Request):
+                if self.server.handlers.find(event.method) is None:
+                    await self.emit(default_answer(self.conn, event))
+                    continue
+                ctx = Context(RequestContext(event), self)
+                self.contexts[event.id] = ctx
+                nursery.start_soon(self._handle, ctx)
+            elif isinstance(event, m.Cancelled):
+                cancelled = self.contexts.get(event.id)
+                if cancelled is not None:
+                    cancelled._cancel()
+            elif isinstance(event, m.InvalidMessage):
+                await self.emit(event)
+
+    async def _handle(self, ctx: Context) -> None:
+        request = ctx.request
+        handler = self.server.handlers.find(request.method)
+        assert handler is not None
+        outcome: Any = None
+        try:
+            with ctx.scope:
+                async with self.limiter:
+                    try:
+                        value = await handler(ctx, request.params)
+                    except Exception as e:
+                        outcome = answer(request, error=e)
+                    else:
+                        outcome = answer(request, value, cache_hints=self.conn.cache_hints)
+            if outcome is None:
+                return  # cancelled: nothing is sent for it (STDIO-13)
+            try:
+                await self.emit(outcome)
+            except m.LocalProtocolError as e:  # the handler's answer broke a send rule
+                print(f"mcp-proto: handler for {request.method}: {e}", file=sys.stderr)
+                await self.emit(internal_error(request))
+        finally:
+            self.contexts.pop(request.id, None)
