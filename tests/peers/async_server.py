@@ -25,6 +25,16 @@ sleep = trio.sleep if ADAPTER == "trio" else asyncio.sleep
 CANCELLED = trio.Cancelled if ADAPTER == "trio" else asyncio.CancelledError
 
 
+TOOLS = [
+    t.Tool(name=name, input_schema={"type": "object"})
+    for name in ("echo", "sleep", "touch", "ask")
+]
+
+
+async def list_tools(ctx: Context, params: t.PaginatedRequestParams) -> t.ListToolsResult:
+    return t.ListToolsResult(tools=TOOLS)
+
+
 async def call_tool(ctx: Context, params: t.CallToolRequestParams) -> Any:
     args = params.arguments or {}
     if params.name == "echo":
@@ -58,7 +68,10 @@ CAPS = t.ServerCapabilities(tools=t.ServerCapabilitiesTools(list_changed=True))
 
 if __name__ == "__main__":
     if ADAPTER == "trio":
-        trio.run(mcp_proto_trio.Server({"tools/call": call_tool}, capabilities=CAPS).serve_stdio)
+        handlers: Any = {"tools/call": call_tool, "tools/list": list_tools}
+        trio.run(mcp_proto_trio.Server(handlers, capabilities=CAPS).serve_stdio)
     else:
-        server = mcp_proto_asyncio.Server({"tools/call": call_tool}, capabilities=CAPS)
+        server = mcp_proto_asyncio.Server(
+            {"tools/call": call_tool, "tools/list": list_tools}, capabilities=CAPS
+        )
         asyncio.run(server.serve_stdio())

@@ -22,6 +22,14 @@ from typing import Any
 from mcp_proto import types as t
 from mcp_proto_sync import Context, McpError, Server
 
+TOOLS = [
+    t.Tool(name=name, input_schema={"type": "object"}) for name in ("echo", "sleep", "big", "ask")
+]
+
+
+def list_tools(ctx: Context, params: t.PaginatedRequestParams) -> t.ListToolsResult:
+    return t.ListToolsResult(tools=TOOLS)
+
 
 def call_tool(ctx: Context, params: t.CallToolRequestParams) -> Any:
     args = params.arguments or {}
@@ -49,7 +57,7 @@ def call_tool(ctx: Context, params: t.CallToolRequestParams) -> Any:
 
 def main(mode: str) -> None:
     caps = t.ServerCapabilities(tools=t.ServerCapabilitiesTools(list_changed=True), logging={})
-    server = Server({"tools/call": call_tool}, capabilities=caps)
+    server = Server({"tools/call": call_tool, "tools/list": list_tools}, capabilities=caps)
     out = sys.stdout.buffer
     if mode == "junk":
         out.write(b"Starting up... this line is not MCP\n")
