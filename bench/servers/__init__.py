@@ -1,0 +1,1 @@
+"""Minimal stdio servers the end-to-end benchmarks run as subprocesses."""
