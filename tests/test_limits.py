@@ -1,0 +1,116 @@
+"""Every limit of the stream connections: it holds, and traffic under it is untouched.
+
+The defaults are documented in ``docs/limits.md``; each test names the limit it checks.
+"""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import orjson
+import pytest
+
+import mcp_proto as m
+from mcp_proto import types as t
+from tests.test_connection import CAPS, META, Pair, call, feed, line, req, server
+
+
+def test_documented_defaults() -> None:
+    assert m.DEFAULT_MAX_MESSAGE_SIZE == 16 * 1024 * 1024
+    assert m.DEFAULT_MAX_DEPTH == 128
+    srv, client = m.ServerConnection(), m.ClientConnection()
+    assert (srv.max_in_flight, srv.max_subscriptions, client.max_rounds) == (1024, 1024, 8)
+
+
+def test_message_size_limit_holds_and_spares_smaller_messages() -> None:
+    srv = server(max_message_size=1024)
+    at_limit = req(1, "tools/call", {"name": "x", "arguments": {"pad": ""}})
+    at_limit = at_limit.replace(b'"pad":""', b'"pad":"' + b"a" * (1024 - len(at_limit) + 1) + b'"')
+    assert len(at_limit) == 1025  # 1024 bytes plus the newline
+    (ok,) = feed(srv, at_limit)
+    assert isinstance(ok, m.Request)
+    srv.receive_data(b"x" * 1026)  # no newline yet: the buffer stops at the limit (+1 for \r)
+    with pytest.raises(m.RemoteProtocolError, match="1024"):
+        srv.next_event()
+
+
+def test_nesting_depth_limit_holds_and_spares_shallower_values() -> None:
+    def nested(depth: int) -> bytes:
+        value = "[" * depth + "]" * depth
+        return req(1, "tools/call", {"name": "x", "arguments": {"v": orjson.loads(value)}})
+
+    # the envelope is 3 deep (message, params, arguments): 3 + 17 = 20
+    (ok,) = feed(server(max_depth=20), nested(17))
+    assert isinstance(ok, m.Request)
+    (bad,) = feed(server(max_depth=20), nested(18))
+    assert bad.reply.error.code == m.PARSE_ERROR and "deeper than 20" in bad.reply.error.message
+
+
+def test_in_flight_limit_holds_and_frees_up() -> None:
+    srv = server(max_in_flight=2)
+    first, second, third = feed(srv, *(req(i, "tools/list") for i in (1, 2, 3)))
+    assert isinstance(first, m.Request) and isinstance(second, m.Request)
+    assert third.reply.error.code == m.INTERNAL_ERROR and "limit 2" in third.reply.error.message
+    srv.send(m.Result(id=1, result=t.ListToolsResult(tools=[], ttl_ms=0, cache_scope="public")))
+    (fourth,) = feed(srv, req(4, "tools/list"))
+    assert isinstance(fourth, m.Request)
+
+
+def test_subscription_limit_holds_and_does_not_count_calls() -> None:
+    srv = server(max_subscriptions=1, max_in_flight=1)
+    listen = {"notifications": {"toolsListChanged": True}}
+    ok, refused, call_ok = feed(
+        srv,
+        req(1, "subscriptions/listen", listen),
+        req(2, "subscriptions/listen", listen),
+        req(3, "tools/list"),
+    )
+    assert isinstance(ok, m.Request) and isinstance(call_ok, m.Request)
+    assert refused.reply.error.code == m.INTERNAL_ERROR
+
+
+def test_mrtr_round_cap_holds_and_spares_shorter_chains() -> None:
+    pair = Pair()
+    pair.client.max_rounds = 2
+    (got,) = pair.to_server(call(pair))
+    state = t.InputRequiredResult(request_state="s")
+    for round in (1, 2):
+        (ev,) = pair.to_client(m.Result(id=got.id, result=state))
+        assert isinstance(ev, m.InputRequired) and ev.round == round
+        (got,) = pair.to_server(ev.retry(id=pair.client.next_id()))
+    (over,) = pair.to_client(m.Result(id=got.id, result=state))
+    assert isinstance(over, m.InvalidResponse) and "more than 2" in over.error.message
+
+
+def test_tombstones_are_bounded_and_recent_ones_still_drop_late_answers() -> None:
+    client = m.ClientConnection(tombstones=4)
+    for id in range(1, 11):
+        client.send(m.Request(id=id, method="tools/list", params=t.PaginatedRequestParams()))
+        client.cancel(id)
+    assert len(client._gone) == 4
+    late = line({"jsonrpc": "2.0", "id": 10, "result": {"tools": []}})
+    assert feed(client, late) == []  # recent: dropped silently (CANCEL-11)
+    forgotten = line({"jsonrpc": "2.0", "id": 1, "result": {"tools": []}})
+    (stray,) = feed(client, forgotten)  # too old to remember: reported, not crashed
+    assert isinstance(stray, m.InvalidMessage)
+
+
+def test_finished_requests_leave_no_memory_behind() -> None:
+    srv = m.ServerConnection(capabilities=CAPS, tombstones=64)
+
+    def cycle(first: int, count: int) -> None:
+        for id in range(first, first + count):
+            srv.receive_data(req(id, "tools/call", {"name": "x"}))
+            event = srv.next_event()
+            assert isinstance(event, m.Request)
+            srv.send(m.Result(id=id, result=t.CallToolResult(content=[])))
+
+    cycle(0, 200)  # warm up caches and the tombstone ring
+    tracemalloc.start()
+    before = tracemalloc.take_snapshot()
+    cycle(200, 2000)
+    after = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    grown = sum(s.size_diff for s in after.compare_to(before, "filename"))
+    assert grown < 64 * 1024, f"{grown} bytes kept after 2000 finished requests"
+    assert srv.in_flight() == () and META  # nothing left in flight
