@@ -9,7 +9,8 @@ raises the matching exception.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Literal
 
 import attrs
 
@@ -31,7 +32,15 @@ from ._events import (
 )
 from ._methods import METHODS
 
-__all__ = ["ENDINGS", "InputRequiredError", "build_request", "outcome_of", "owner_of"]
+__all__ = [
+    "ENDINGS",
+    "InputRequiredError",
+    "ProbeOutcome",
+    "build_request",
+    "outcome_of",
+    "owner_of",
+    "probe_outcome",
+]
 
 #: the events that end a request: each request gets exactly one, or the connection closes
 ENDINGS = (
@@ -110,3 +119,37 @@ def outcome_of(event: Any) -> Any:
     if isinstance(event, InputRequired):
         raise InputRequiredError(event)
     raise TypeError(f"{type(event).__name__} does not end a request")
+
+
+@attrs.frozen(kw_only=True)
+class ProbeOutcome:
+    """What a ``server/discover`` probe says about a stdio server (STDIO-18, STDIO-19).
+
+    ``era`` is ``"modern"`` for a ``DiscoverResult`` or a ``-32022`` naming the
+    versions served, ``"legacy"`` for anything else: another error, no answer in
+    time, a result of the wrong shape (the fallback is never keyed to one code).
+    ``version`` is the newest version both sides support (``None`` when there
+    is none, or for a legacy server); ``result`` the ``DiscoverResult`` if any.
+    """
+
+    era: Literal["modern", "legacy"]
+    supported: tuple[str, ...] = ()
+    version: str | None = None
+    result: t.DiscoverResult | None = None
+
+
+def probe_outcome(event: Any, ours: Iterable[str]) -> ProbeOutcome:
+    """Classify the event that ended a probe (``None``: no answer before the timeout)."""
+    ours = tuple(ours)
+    if isinstance(event, Result) and isinstance(event.result, t.DiscoverResult):
+        supported = tuple(event.result.supported_versions)
+        common = set(supported) & set(ours)
+        return ProbeOutcome(
+            era="modern",
+            supported=supported,
+            version=max(common) if common else None,
+            result=event.result,
+        )
+    if isinstance(event, VersionNotSupported):
+        return ProbeOutcome(era="modern", supported=event.supported, version=event.choose(ours))
+    return ProbeOutcome(era="legacy")

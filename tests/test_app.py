@@ -19,7 +19,7 @@ from mcp_proto._app import (
     no_handler,
     unknown_tool,
 )
-from mcp_proto._client_calls import InputRequiredError, build_request, outcome_of
+from mcp_proto._client_calls import InputRequiredError, build_request, outcome_of, probe_outcome
 
 
 def request(method: str = "tools/call", **meta: Any) -> m.Request:
@@ -147,3 +147,25 @@ def test_default_answers_without_a_handler() -> None:
     assert isinstance(ack, m.Notification) and ack.request_id == 7
     assert default_answer(conn, request("tools/list")) == no_handler(request("tools/list"))
     assert internal_error(request()).error.message == "Internal error"
+
+
+def test_stdio18_19_probe_outcomes() -> None:
+    discover = t.DiscoverResult(
+        supported_versions=["2026-07-28", "2099-01-01"],
+        capabilities=t.ServerCapabilities(),
+        ttl_ms=0,
+        cache_scope="public",
+    )
+    modern = probe_outcome(m.Result(id=1, result=discover), ["2026-07-28"])
+    assert (modern.era, modern.version, modern.result) == ("modern", "2026-07-28", discover)
+    none_common = probe_outcome(m.Result(id=1, result=discover), ["1999-01-01"])
+    assert none_common.era == "modern" and none_common.version is None
+    error = t.Error(code=m.UNSUPPORTED_PROTOCOL_VERSION, message="no")
+    refused = m.VersionNotSupported(
+        id=1, request=request(), requested="x", supported=("2026-07-28",), error=error
+    )
+    assert probe_outcome(refused, ["2026-07-28"]).version == "2026-07-28"
+    for other in (None, m.ErrorResponse(id=1, error=t.Error(code=-32601, message="?"))):
+        assert probe_outcome(other, ["2026-07-28"]).era == "legacy"
+    odd = m.Result(id=1, result=t.CallToolResult(content=[]))  # a result of the wrong shape
+    assert probe_outcome(odd, ["2026-07-28"]).era == "legacy"

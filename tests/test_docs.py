@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_proto._cli import main
+from mcp_proto_cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

@@ -18,7 +18,7 @@ from typing import IO, Any
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._client_calls import build_request, outcome_of
+from mcp_proto._client_calls import ProbeOutcome, build_request, outcome_of, probe_outcome
 
 __all__ = ["Client"]
 
@@ -112,24 +112,48 @@ class Client:
         request = build_request(self.conn, method, params, progress=on_progress is not None)
         self._write(self.conn.send(request))
         while True:
-            event = self._next_event(deadline)
+            event = self._await_end(request.id, deadline, on_progress)
             if event is None:
                 self._write(self.conn.cancel(request.id, "timed out"))
                 raise TimeoutError(f"{method} got no answer within {limit} s")
-            if isinstance(event, m.Notification) and event.request_id == request.id:
-                if on_progress is not None and event.method == "notifications/progress":
-                    on_progress(event.params)
-                continue
-            if isinstance(event, m.ConnectionClosed):
-                raise ConnectionError(f"the server closed the connection during {method}")
-            if getattr(event, "id", None) != request.id:
-                continue  # a late answer to an earlier call, or a stray message
             if isinstance(event, m.InputRequired) and on_input is not None:
                 retry = event.retry(id=self.conn.next_id(), input_responses=on_input(event))
                 self._write(self.conn.send(retry))
                 request = retry
                 continue
             return outcome_of(event)
+
+    def probe(self, timeout: float = 5.0) -> ProbeOutcome:
+        """Ask ``server/discover`` and tell a modern server from a legacy one (STDIO-18).
+
+        No answer within ``timeout`` means legacy; the probe is then cancelled, so
+        a late answer is dropped (STDIO-21).
+        """
+        request = self.conn.discover_request()
+        self._write(self.conn.send(request))
+        event = self._await_end(request.id, time.monotonic() + timeout, None)
+        if event is None:
+            self._write(self.conn.cancel(request.id, "probe timed out"))
+        return probe_outcome(event, (self.conn.protocol_version,))
+
+    def _await_end(
+        self, id: t.RequestId, deadline: float | None, on_progress: ProgressHandler | None
+    ) -> Any:
+        """The event that ends request ``id``, or ``None`` at the deadline."""
+        while True:
+            event = self._next_event(deadline)
+            if event is None:
+                return None
+            if isinstance(event, m.ConnectionClosed):
+                raise ConnectionError("the server closed the connection")
+            if isinstance(event, m.Notification):
+                progress = event.method == "notifications/progress" and event.request_id == id
+                if progress and on_progress is not None:
+                    on_progress(event.params)
+                continue
+            if getattr(event, "id", None) == id:
+                return event
+            # otherwise: a late answer to an earlier call, or a stray message
 
     def call_tool(
         self, name: str, arguments: Mapping[str, Any] | None = None, **kw: Any

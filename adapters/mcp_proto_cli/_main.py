@@ -1,0 +1,147 @@
+"""The ``mcp-proto`` command line.
+
+* ``demo``: a core-only exchange, printed as a wire trace (no I/O beyond printing);
+* ``call --stdio CMD METHOD [PARAMS]``: one request against a stdio server, the result
+  printed as JSON; ``input_required`` rounds answered from ``--input-responses`` JSON;
+  progress shown on stderr when it is a terminal;
+* ``probe --stdio CMD``: ``server/discover``, the server's era and a capability summary.
+
+Exit codes: 0 done, 1 the server answered with an error or broke the protocol, 2 usage,
+3 the server could not be reached or did not answer in time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import mcp_proto
+from mcp_proto import types as t
+from mcp_proto_sync import Client, InputRequiredError, McpError
+
+__all__ = ["main"]
+
+_META = t.RequestMetaObject(
+    protocol_version="2026-07-28",
+    client_capabilities=t.ClientCapabilities(),
+    client_info=t.Implementation(name="mcp-proto-demo", version="0.1.0"),
+)
+_ALL_INPUT = t.ClientCapabilities(
+    elicitation=t.ClientCapabilitiesElicitation(),
+    sampling=t.ClientCapabilitiesSampling(),
+    roots=t.ClientCapabilitiesRoots(),
+)
+
+
+def demo(out: list[str]) -> None:
+    request = t.CallToolRequest(
+        id=1, params=t.CallToolRequestParams(name="echo", arguments={"text": "hi"}, meta=_META)
+    )
+    wire = mcp_proto.encode_message(request)
+    out.append(f"client -> {wire.decode()}")
+    received = mcp_proto.decode_message(wire)
+    assert isinstance(received, t.CallToolRequest)
+    text = str((received.params.arguments or {}).get("text", ""))
+    result = t.JSONRPCResultResponse(
+        id=received.id,
+        result=t.CallToolResult(
+            content=[t.TextContent(text=text)],
+            meta=t.ResultMetaObject(server_info=t.Implementation(name="demo", version="0.1.0")),
+        ),
+    )
+    out.append(f"server -> {mcp_proto.encode_message(result).decode()}")
+    bad = b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo"}}'
+    out.append(f"client -> {bad.decode()}")
+    try:
+        mcp_proto.decode_message(bad)
+    except mcp_proto.DecodeError as e:
+        out.append(f"server -> {mcp_proto.encode_message(e.error_response()).decode()}")
+
+
+def _client(args: argparse.Namespace) -> Client:
+    return Client.stdio(shlex.split(args.stdio), timeout=args.timeout, capabilities=_ALL_INPUT)
+
+
+def _show_progress(params: t.ProgressNotificationParams) -> None:
+    total = f"/{params.total:g}" if params.total is not None else ""
+    message = f" {params.message}" if params.message else ""
+    sys.stderr.write(f"\rprogress {params.progress:g}{total}{message}\x1b[K")
+    sys.stderr.flush()
+
+
+def call(args: argparse.Namespace) -> int:
+    params = json.loads(args.params) if args.params else {}
+    answers = json.loads(args.input_responses) if args.input_responses else None
+    info = mcp_proto.METHODS.get(args.method)
+    if not isinstance(params, dict) or info is None or info.kind is not mcp_proto.Kind.REQUEST:
+        print(f"mcp-proto: {args.method!r} with {args.params!r} is not a request", file=sys.stderr)
+        return 2
+
+    def on_input(event: mcp_proto.InputRequired) -> Any:
+        if answers is None:
+            raise InputRequiredError(event)
+        return answers
+
+    with _client(args) as client:
+        result = client.request(
+            args.method,
+            params,
+            on_input=on_input,
+            on_progress=_show_progress if sys.stderr.isatty() else None,
+        )
+    if sys.stderr.isatty():
+        sys.stderr.write("\r\x1b[K")
+    print(json.dumps(mcp_proto.unstructure(result), indent=2))
+    return 0
+
+
+def probe(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        outcome = client.probe(timeout=args.timeout)
+        if outcome.era == "legacy":
+            print("era: legacy (no server/discover; this client speaks 2026-07-28 only)")
+            return 1
+        print(f"era: modern, versions {', '.join(outcome.supported)}; using {outcome.version}")
+        if outcome.result is None:
+            return 0 if outcome.version else 1
+        result = outcome.result
+        meta = result.meta
+        if meta is not None and meta.server_info is not None:
+            print(f"server: {meta.server_info.name} {meta.server_info.version}")
+        caps = mcp_proto.unstructure(result.capabilities)
+        print(f"capabilities: {', '.join(sorted(caps)) or 'none'}")
+        if result.instructions:
+            print(f"instructions: {result.instructions}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="mcp-proto", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("demo", help="print the wire trace of a core-only exchange")
+    for name, help in (("call", "send one request"), ("probe", "discover a server")):
+        p = sub.add_parser(name, help=help)
+        p.add_argument("--stdio", required=True, metavar="CMD", help="the server command")
+        p.add_argument("--timeout", type=float, default=30.0, help="seconds (default 30)")
+        if name == "call":
+            p.add_argument("method", help="for instance tools/call")
+            p.add_argument("params", nargs="?", help='the params as JSON, e.g. {"name":"x"}')
+            p.add_argument("--input-responses", metavar="JSON", help="answers to MRTR rounds")
+    args = parser.parse_args(argv)
+    if args.command == "demo":
+        lines: list[str] = []
+        demo(lines)
+        sys.stdout.write("\n".join(lines) + "\n")
+        return 0
+    try:
+        return call(args) if args.command == "call" else probe(args)
+    except (McpError, InputRequiredError, mcp_proto.ProtocolError, mcp_proto.DecodeError) as e:
+        print(f"mcp-proto: {e}", file=sys.stderr)
+        return 1
+    except (OSError, TimeoutError) as e:
+        print(f"mcp-proto: {e}", file=sys.stderr)
+        return 3
