@@ -239,7 +239,8 @@ def check_client_stream(data: bytes) -> None:
     ended: Counter[Any] = Counter()
 
     def tally(event: Any) -> None:
-        if isinstance(event, TERMINAL):
+        # An error without an id ends nothing: it cannot be correlated (BASE-16, edge 25).
+        if isinstance(event, TERMINAL) and event.id is not None:
             ended[event.id] += 1
         if isinstance(event, m.InvalidMessage):
             assert client.send(event) == b""  # a client never answers (PAT-03)

@@ -80,3 +80,13 @@ def test_found_server_answers_an_id_without_method_as_invalid_request() -> None:
     reply = orjson.loads(server.send(event))
     assert (reply["id"], reply["error"]["code"]) == (6, m.INVALID_REQUEST)
     invariants.check_server_stream(b'{"jsonrpc":"2.0","id":6,"method@":"tools/list"}\n')
+
+
+def test_found_an_error_without_id_ends_no_request() -> None:
+    """Not a library bug: an uncorrelated error (BASE-16) is reported with ``id=None``."""
+    client, _ = invariants.new_client()
+    client.receive_data(b'{"jsonrpc":"2.0","Id":3,"error":{"code":-32020,"message":"m"}}\n')
+    event = client.next_event()
+    assert isinstance(event, m.ErrorResponse) and event.id is None
+    assert set(client.in_flight()) == {1, 2, 3, 4}
+    invariants.check_client_stream(b'{"jsonrpc":"2.0","Id":3,"error":{"code":1,"message":"m"}}\n')
