@@ -16,7 +16,7 @@ from typing import Any, Generic, TypeVar
 import attrs
 
 from . import types as t
-from ._codec import structure
+from ._codec import structure, unstructure
 from ._errors import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, DecodeError
 from ._events import ErrorResponse, Notification, Request, Result
 from ._methods import METHODS
@@ -143,11 +143,19 @@ class RequestContext:
     def input_required(
         input_requests: Mapping[str, Any] | None = None, request_state: str | None = None
     ) -> t.InputRequiredResult:
-        """An MRTR result to return from the handler (MRTR-09 needs one of the two)."""
-        return t.InputRequiredResult(
-            input_requests=dict(input_requests) if input_requests else None,
-            request_state=request_state,
-        )
+        """An MRTR result to return from the handler (MRTR-09 needs one of the two).
+
+        Each input request is an ``ElicitRequest``, ``CreateMessageRequest`` or
+        ``ListRootsRequest``, or the same as a plain dict
+        (``{"method": "elicitation/create", "params": {...}}``).  Raises
+        :class:`DecodeError` for one that is neither (MRTR-05).
+        """
+        requests = dict(input_requests or {})
+        if any(isinstance(v, dict) for v in requests.values()):
+            raw = {k: v if isinstance(v, dict) else unstructure(v) for k, v in requests.items()}
+            wire = {"resultType": "input_required", "inputRequests": raw}
+            requests = structure(wire, t.InputRequiredResult).input_requests or {}
+        return t.InputRequiredResult(input_requests=requests or None, request_state=request_state)
 
 
 def answer(
@@ -181,8 +189,11 @@ def answer(
         return ErrorResponse(id=id, error=t.Error(code=INTERNAL_ERROR, message="Internal error"))
     info = METHODS.get(request.method)
     if isinstance(value, dict) and info is not None and info.result_type is not None:
+        cls = info.result_type
+        if value.get("resultType") == "input_required":
+            cls = t.InputRequiredResult
         try:
-            value = structure(value, info.result_type)
+            value = structure(value, cls)
         except DecodeError as e:
             message = f"the handler's result is invalid: {e}"
             return ErrorResponse(id=id, error=t.Error(code=INTERNAL_ERROR, message=message))

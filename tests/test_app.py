@@ -169,3 +169,17 @@ def test_stdio18_19_probe_outcomes() -> None:
         assert probe_outcome(other, ["2026-07-28"]).era == "legacy"
     odd = m.Result(id=1, result=t.CallToolResult(content=[]))  # a result of the wrong shape
     assert probe_outcome(odd, ["2026-07-28"]).era == "legacy"
+
+
+def test_input_requests_and_results_as_plain_dicts() -> None:
+    elicit = {
+        "method": "elicitation/create",
+        "params": {"message": "name?", "requestedSchema": {"type": "object"}},
+    }
+    ir = RequestContext.input_required({"who": elicit, "roots": t.ListRootsRequest()}, "s")
+    assert isinstance(ir.input_requests["who"], t.ElicitRequest)
+    assert isinstance(ir.input_requests["roots"], t.ListRootsRequest)
+    with pytest.raises(m.DecodeError):
+        RequestContext.input_required({"x": {"method": "tools/list"}})  # MRTR-05
+    as_dict = answer(request(), {"resultType": "input_required", "requestState": "s"})
+    assert isinstance(as_dict, m.Result) and isinstance(as_dict.result, t.InputRequiredResult)
