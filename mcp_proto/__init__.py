@@ -72,6 +72,13 @@ from ._metakeys import (
     split_meta_key,
 )
 from ._methods import METHODS, REMOVED_METHODS, Direction, Kind, MethodInfo, method_info
+from ._request_state import (
+    DEFAULT_MAX_REQUEST_STATE_SIZE,
+    DEFAULT_REQUEST_STATE_TTL,
+    RequestStateError,
+    RequestStateSealer,
+    missing_input_responses,
+)
 from ._server import DEFAULT_SERVER_INFO, LATEST_PROTOCOL_VERSION, ServerConnection
 from ._server_rules import LOG_LEVELS, InFlight
 from ._stream import Statistics
@@ -82,6 +89,8 @@ __all__ = [
     "DEFAULT_CLIENT_INFO",
     "DEFAULT_MAX_DEPTH",
     "DEFAULT_MAX_MESSAGE_SIZE",
+    "DEFAULT_MAX_REQUEST_STATE_SIZE",
+    "DEFAULT_REQUEST_STATE_TTL",
     "DEFAULT_SERVER_INFO",
     "HEADER_MISMATCH",
     "INTERNAL_ERROR",
@@ -131,12 +140,15 @@ __all__ = [
     "method_not_found",
     "MethodInfo",
     "missing_capabilities",
+    "missing_input_responses",
     "missing_required_client_capability",
     "Notification",
     "ProtocolError",
     "RemoteProtocolError",
     "Request",
     "require_client_capabilities",
+    "RequestStateError",
+    "RequestStateSealer",
     "Result",
     "ServerConnection",
     "source_of",
