@@ -285,6 +285,11 @@ class ClientConnection(StreamConnection):
 
     def _structure_result(self, request: Request, raw: Any) -> Any:
         body = unstructure(raw)
+        ttl = body.get("ttlMs")
+        if type(ttl) is float or (type(ttl) is int and ttl < 0):
+            body["ttlMs"] = max(0, int(ttl))  # negative is 0, fractions floored (CACHE-06)
+        if "cacheScope" in body and body["cacheScope"] not in ("public", "private"):
+            body["cacheScope"] = "private"  # unknown scope: the safe reading (edge 58)
         kind = body.get("resultType", "complete")
         if kind not in ("complete", "input_required"):
             meta = request.meta
@@ -354,7 +359,11 @@ class ClientConnection(StreamConnection):
             return self._on_progress(params)
         if method == "notifications/message":
             # No request id on the wire: attribute it only when unambiguous (LOG-05).
-            asked = [i for i, p in self._pending.items() if _log_level(p.request)]
+            asked = [
+                i
+                for i, p in self._pending.items()
+                if _log_level(p.request) and p.request.method != "subscriptions/listen"
+            ]
             owner = asked[0] if len(asked) == 1 else None
             return Notification(method=method, params=params, request_id=owner)
         if method == "notifications/cancelled":
@@ -388,6 +397,8 @@ class ClientConnection(StreamConnection):
     def _on_progress(self, params: t.ProgressNotificationParams) -> Event | None:
         id = self._by_token.get(params.progress_token)
         pending = self._pending[id] if id is not None else None
+        if pending is not None and pending.request.method == "subscriptions/listen":
+            pending = None  # progress is request-scoped, never on a listen (SUB-15, edge 76)
         last = pending.last_progress if pending is not None else None
         if pending is None or (last is not None and not params.progress > last):
             self._dropped_messages += 1  # unknown token or not increasing (PROG-05, PROG-06)

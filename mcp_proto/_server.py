@@ -148,6 +148,9 @@ class ServerConnection(StreamConnection):
         return self._admit(id, method, params, params.meta, info.server_capability)
 
     def _on_other_request(self, message: Any, method: str, id: t.RequestId) -> Event:
+        known = METHODS.get(method)
+        if known is not None and known.kind is Kind.NOTIFICATION:  # not acted on (edge case 20)
+            return self._refuse(INVALID_REQUEST, f"{method} is a notification (BASE-18)", id)
         removed = method in REMOVED_METHODS and self.extensions.request_types(method) is None
         if removed or method in METHODS:
             data = {"supported": list(self.supported_versions)} if method == "initialize" else None

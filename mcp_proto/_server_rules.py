@@ -15,7 +15,7 @@ event               rules
 ``ErrorResponse``   only for an in-flight request; never a code of the legacy
                     or reserved ranges beyond -32020/-32021/-32022 (ERR-02/03)
 progress            the request's own ``progressToken`` (PROG-06), ``progress``
-                    increasing (PROG-05)
+                    increasing (PROG-05), never for a listen (SUB-15)
 log message         the server offers ``logging`` (LOG-02), the request set
                     ``logLevel`` (LOG-03), the level is at or above it (LOG-04)
 acknowledged        first and once per listen (SUB-04), a subset of the
@@ -283,6 +283,10 @@ class ServerRules:
                 rule="PROG-06",
             )
         record = self.conn._in_flight[id]
+        if record.listen is not None:
+            raise LocalProtocolError(
+                "progress is request-scoped, not for a listen stream", rule="SUB-15"
+            )
         last = record.last_progress
         if last is not None and not params.progress > last:
             raise LocalProtocolError(
