@@ -116,6 +116,18 @@ class ServerConnection(StreamConnection):
         """Ids of the requests received and not yet answered or cancelled."""
         return tuple(self._in_flight)
 
+    @property
+    def saturated(self) -> bool:
+        """True while a quarter of ``max_in_flight`` or more requests are in flight.
+
+        Adapters stop reading input while it holds, so that a client that
+        pipelines many requests is slowed down by TCP or pipe backpressure
+        instead of being refused: the bytes already read (at most one read's
+        worth) still fit under ``max_in_flight``, which stays the hard bound
+        for hostile input.  Open subscriptions do not count.
+        """
+        return self._in_flight_count() * 4 >= self.max_in_flight
+
     def request_info(self, id: t.RequestId) -> InFlight | None:
         """What the connection tracks for in-flight request ``id``."""
         return self._in_flight.get(id)

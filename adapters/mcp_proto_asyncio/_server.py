@@ -8,6 +8,7 @@ cancellation cancels the handler's task (``asyncio.CancelledError`` inside it).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -67,7 +68,9 @@ class Server:
     ``subscriptions/listen`` and ``server/discover`` are answered by the
     core's defaults unless given.  ``connection_options`` go to
     :class:`mcp_proto.ServerConnection`.  ``max_concurrency`` bounds the
-    handlers running at once on one stream.
+    handlers running at once on one stream.  When the input ends, requests
+    already received get ``shutdown_grace`` seconds to finish (their answers
+    are sent), then the rest are cancelled (STDIO-15).
     """
 
     def __init__(
@@ -75,10 +78,12 @@ class Server:
         handlers: Handlers[Handler] | Mapping[str, Handler] | None = None,
         *,
         max_concurrency: int = 64,
+        shutdown_grace: float = 5.0,
         **connection_options: Any,
     ) -> None:
         self.handlers = handlers if isinstance(handlers, Handlers) else Handlers(handlers)
         self.max_concurrency = max_concurrency
+        self.shutdown_grace = shutdown_grace
         self.connection_options = connection_options
         self._sessions: set[_Session] = set()
 
@@ -92,10 +97,11 @@ class Server:
         reader = asyncio.StreamReader(limit=_CHUNK)
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
         real_stdout = sys.stdout
+        unused = asyncio.StreamReader()  # a StreamReaderProtocol knows when the pipe closed
         transport, protocol = await loop.connect_write_pipe(
-            asyncio.streams.FlowControlMixin, real_stdout
+            lambda: asyncio.StreamReaderProtocol(unused), real_stdout
         )
-        writer = asyncio.StreamWriter(transport, protocol, None, loop)
+        writer = asyncio.StreamWriter(transport, protocol, unused, loop)
         sys.stdout = sys.stderr
         try:
             await self.serve(reader, writer)
@@ -125,6 +131,7 @@ class _Session:
         self.writer = writer
         self.tasks: dict[t.RequestId, asyncio.Task[None]] = {}
         self.slots = asyncio.Semaphore(server.max_concurrency)
+        self.slot_freed = asyncio.Event()
 
     async def emit(self, event: Any) -> None:
         data = self.conn.send(event)
@@ -137,12 +144,20 @@ class _Session:
             async with asyncio.TaskGroup() as tasks:
                 while await self._step(reader, tasks):
                     pass
+                if self.tasks:  # the input ended: let what was received finish
+                    pending = list(self.tasks.values())
+                    await asyncio.wait(pending, timeout=self.server.shutdown_grace)
                 for task in self.tasks.values():
                     task.cancel()
         finally:
             self.writer.close()
+            with contextlib.suppress(ConnectionError):
+                await self.writer.wait_closed()  # flushes what is still buffered
 
     async def _step(self, reader: asyncio.StreamReader, tasks: asyncio.TaskGroup) -> bool:
+        while self.conn.saturated:  # backpressure: read no more until a request ends
+            self.slot_freed.clear()
+            await self.slot_freed.wait()
         chunk = await reader.read(_CHUNK)
         self.conn.receive_data(chunk)
         while True:
@@ -190,3 +205,4 @@ class _Session:
                 await self.emit(internal_error(request))
         finally:
             self.tasks.pop(request.id, None)
+            self.slot_freed.set()

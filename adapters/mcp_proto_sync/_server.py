@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, BinaryIO
@@ -81,7 +82,10 @@ class Server:
     :class:`mcp_proto._app.Handlers`); ``subscriptions/listen`` and
     ``server/discover`` are answered by the core's defaults unless given.
     ``connection_options`` go to :class:`mcp_proto.ServerConnection`.
-    ``max_workers`` bounds the handler threads of one stream.
+    ``max_workers`` bounds the handler threads of one stream.  When the input
+    ends, requests already received get ``shutdown_grace`` seconds to finish
+    (their answers are sent), then the rest see ``cancelled`` (STDIO-15);
+    a handler that ignores it keeps the process alive until it returns.
     """
 
     def __init__(
@@ -89,10 +93,12 @@ class Server:
         handlers: Handlers[Handler] | Mapping[str, Handler] | None = None,
         *,
         max_workers: int = 16,
+        shutdown_grace: float = 5.0,
         **connection_options: Any,
     ) -> None:
         self.handlers = handlers if isinstance(handlers, Handlers) else Handlers(handlers)
         self.max_workers = max_workers
+        self.shutdown_grace = shutdown_grace
         self.connection_options = connection_options
         self._sessions: set[_Session] = set()
         self._lock = threading.Lock()
@@ -142,6 +148,7 @@ class _Session:
         self.conn = m.ServerConnection(**server.connection_options)
         self.wfile = wfile
         self.lock = threading.Lock()
+        self.slot_freed = threading.Condition(self.lock)
         self.contexts: dict[t.RequestId, Context] = {}
 
     def emit(self, event: Any) -> None:
@@ -159,11 +166,17 @@ class _Session:
             try:
                 while self._step(rfile, pool):
                     pass
+                deadline = time.monotonic() + self.server.shutdown_grace
+                with self.slot_freed:  # the input ended: let what was received finish
+                    while self.contexts and (left := deadline - time.monotonic()) > 0:
+                        self.slot_freed.wait(left)
             finally:
                 for ctx in list(self.contexts.values()):
                     ctx._cancel()
 
     def _step(self, rfile: BinaryIO, pool: ThreadPoolExecutor) -> bool:
+        with self.slot_freed:  # backpressure: read no more while saturated
+            self.slot_freed.wait_for(lambda: not self.conn.saturated)
         chunk = _read_some(rfile)
         events = []
         with self.lock:
@@ -197,12 +210,16 @@ class _Session:
     def _handle(self, ctx: Context) -> None:
         request = ctx.request
         try:
-            self.emit(self._outcome(ctx))
+            outcome = self._outcome(ctx)
+            if not ctx.cancelled:  # nothing is sent for a cancelled request (STDIO-13)
+                self.emit(outcome)
         except m.LocalProtocolError as e:  # the handler's answer broke a send rule
             print(f"mcp-proto: handler for {request.method}: {e}", file=sys.stderr)
             self.emit(internal_error(request))
         finally:
             self.contexts.pop(request.id, None)
+            with self.slot_freed:
+                self.slot_freed.notify_all()
 
     def _outcome(self, ctx: Context) -> Any:
         request = ctx.request

@@ -74,7 +74,9 @@ class Server:
     ``subscriptions/listen`` and ``server/discover`` are answered by the
     core's defaults unless given.  ``connection_options`` go to
     :class:`mcp_proto.ServerConnection`.  ``max_concurrency`` bounds the
-    handlers running at once on one stream.
+    handlers running at once on one stream.  When the input ends, requests
+    already received get ``shutdown_grace`` seconds to finish (their answers
+    are sent), then the rest are cancelled (STDIO-15).
     """
 
     def __init__(
@@ -82,10 +84,12 @@ class Server:
         handlers: Handlers[Handler] | Mapping[str, Handler] | None = None,
         *,
         max_concurrency: int = 64,
+        shutdown_grace: float = 5.0,
         **connection_options: Any,
     ) -> None:
         self.handlers = handlers if isinstance(handlers, Handlers) else Handlers(handlers)
         self.max_concurrency = max_concurrency
+        self.shutdown_grace = shutdown_grace
         self.connection_options = connection_options
         self._sessions: set[_Session] = set()
 
@@ -131,6 +135,7 @@ class _Session:
         self.send_lock = trio.Lock()  # one send_all at a time on a trio stream
         self.contexts: dict[t.RequestId, Context] = {}
         self.limiter = trio.CapacityLimiter(server.max_concurrency)
+        self.slot_freed = trio.lowlevel.ParkingLot()
 
     async def emit(self, event: Any) -> None:
         data = self.conn.send(event)
@@ -142,9 +147,14 @@ class _Session:
         async with trio.open_nursery() as nursery:
             while await self._step(nursery):
                 pass
+            with trio.move_on_after(self.server.shutdown_grace):
+                while self.contexts:  # the input ended: let what was received finish
+                    await self.slot_freed.park()
             nursery.cancel_scope.cancel()
 
     async def _step(self, nursery: trio.Nursery) -> bool:
+        while self.conn.saturated:  # backpressure: read no more until a request ends
+            await self.slot_freed.park()
         chunk = await self.stream.receive_some(_CHUNK)
         self.conn.receive_data(chunk)
         while True:
@@ -194,3 +204,4 @@ class _Session:
                 await self.emit(internal_error(request))
         finally:
             self.contexts.pop(request.id, None)
+            self.slot_freed.unpark_all()

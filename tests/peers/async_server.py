@@ -10,6 +10,7 @@ MRTR elicitation round).
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from typing import Any
 
@@ -65,13 +66,18 @@ async def call_tool(ctx: Context, params: t.CallToolRequestParams) -> Any:
 
 
 CAPS = t.ServerCapabilities(tools=t.ServerCapabilitiesTools(list_changed=True))
+GRACE = float(os.environ.get("PEER_SHUTDOWN_GRACE", "5"))
 
 if __name__ == "__main__":
     if ADAPTER == "trio":
         handlers: Any = {"tools/call": call_tool, "tools/list": list_tools}
-        trio.run(mcp_proto_trio.Server(handlers, capabilities=CAPS).serve_stdio)
+        trio.run(
+            mcp_proto_trio.Server(handlers, capabilities=CAPS, shutdown_grace=GRACE).serve_stdio
+        )
     else:
         server = mcp_proto_asyncio.Server(
-            {"tools/call": call_tool, "tools/list": list_tools}, capabilities=CAPS
+            {"tools/call": call_tool, "tools/list": list_tools},
+            capabilities=CAPS,
+            shutdown_grace=GRACE,
         )
         asyncio.run(server.serve_stdio())

@@ -57,7 +57,12 @@ def call_tool(ctx: Context, params: t.CallToolRequestParams) -> Any:
 
 def main(mode: str) -> None:
     caps = t.ServerCapabilities(tools=t.ServerCapabilitiesTools(list_changed=True), logging={})
-    server = Server({"tools/call": call_tool, "tools/list": list_tools}, capabilities=caps)
+    grace = float(os.environ.get("PEER_SHUTDOWN_GRACE", "5"))
+    server = Server(
+        {"tools/call": call_tool, "tools/list": list_tools},
+        capabilities=caps,
+        shutdown_grace=grace,
+    )
     out = sys.stdout.buffer
     if mode == "junk":
         out.write(b"Starting up... this line is not MCP\n")
