@@ -52,6 +52,11 @@ class McpError(Exception):
         self.message = message
         self.data = data
 
+    @classmethod
+    def from_error(cls, error: t.Error) -> McpError:
+        """Raise an error the core built (``require_client_capabilities``...) from a handler."""
+        return cls(error.code, error.message, error.data)
+
     def error(self) -> t.Error:
         return t.Error(code=self.code, message=self.message, data=self.data)
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from mcp_proto_cli import main
+from mcp_proto_sync import Client
 
 ECHO = shlex.join(
     [sys.executable, str(Path(__file__).resolve().parent.parent / "examples" / "echo_server.py")]
@@ -43,3 +44,17 @@ def test_probe_modern_and_legacy(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_unreachable_server(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["probe", "--stdio", "/nonexistent/server"]) == 3
+
+
+def test_serve_example_is_the_everything_server() -> None:
+    command = [
+        sys.executable,
+        "-m",
+        "mcp_proto_cli",
+        "serve-example",
+        "--stdio",
+        "--adapter",
+        "trio",
+    ]
+    with Client.stdio(command, timeout=30) as client:
+        assert "simple text" in client.call_tool("test_simple_text").content[0].text

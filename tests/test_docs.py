@@ -22,5 +22,7 @@ def test_doc_examples_run(path: Path) -> None:
 def test_demo_prints_a_trace(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith('client -> {"jsonrpc":"2.0","id":1,"method":"tools/call"')
-    assert '"code":-32602' in out[-1]
+    assert out[0] == " 1 client -> request 1 server/discover"
+    assert any("result 4 input_required" in line for line in out)
+    assert any("notifications/tools/list_changed" in line for line in out)
+    assert out[-1] == "client saw: error -32602: Unknown tool: no_such_tool"

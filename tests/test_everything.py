@@ -148,3 +148,11 @@ def test_resources_prompts_completion(client: Client) -> None:
         ),
     )
     assert done.completion.values
+
+
+def test_err09_missing_capability_is_32021() -> None:
+    command = [sys.executable, SERVER, "--stdio", "--adapter", "sync"]
+    with Client.stdio(command, timeout=30) as bare, pytest.raises(McpError) as err:
+        bare.call_tool("test_missing_capability")
+    assert err.value.code == m.MISSING_REQUIRED_CLIENT_CAPABILITY
+    assert err.value.data == {"requiredCapabilities": {"sampling": {}}}

@@ -1,6 +1,8 @@
 """The ``mcp-proto`` command line.
 
-* ``demo``: a core-only exchange, printed as a wire trace (no I/O beyond printing);
+* ``demo``: a scripted session against the everything server, in this process, printed
+  as a wire trace (``mcp_proto_cli._demo``);
+* ``serve-example --stdio [--adapter trio|asyncio|sync]``: the everything server;
 * ``call --stdio CMD METHOD [PARAMS]``: one request against a stdio server, the result
   printed as JSON; ``input_required`` rounds answered from ``--input-responses`` JSON;
   progress shown on stderr when it is a terminal;
@@ -23,43 +25,16 @@ import mcp_proto
 from mcp_proto import types as t
 from mcp_proto_sync import Client, InputRequiredError, McpError
 
+from . import everything
+from ._demo import demo
+
 __all__ = ["main"]
 
-_META = t.RequestMetaObject(
-    protocol_version="2026-07-28",
-    client_capabilities=t.ClientCapabilities(),
-    client_info=t.Implementation(name="mcp-proto-demo", version="0.1.0"),
-)
 _ALL_INPUT = t.ClientCapabilities(
     elicitation=t.ClientCapabilitiesElicitation(),
     sampling=t.ClientCapabilitiesSampling(),
     roots=t.ClientCapabilitiesRoots(),
 )
-
-
-def demo(out: list[str]) -> None:
-    request = t.CallToolRequest(
-        id=1, params=t.CallToolRequestParams(name="echo", arguments={"text": "hi"}, meta=_META)
-    )
-    wire = mcp_proto.encode_message(request)
-    out.append(f"client -> {wire.decode()}")
-    received = mcp_proto.decode_message(wire)
-    assert isinstance(received, t.CallToolRequest)
-    text = str((received.params.arguments or {}).get("text", ""))
-    result = t.JSONRPCResultResponse(
-        id=received.id,
-        result=t.CallToolResult(
-            content=[t.TextContent(text=text)],
-            meta=t.ResultMetaObject(server_info=t.Implementation(name="demo", version="0.1.0")),
-        ),
-    )
-    out.append(f"server -> {mcp_proto.encode_message(result).decode()}")
-    bad = b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo"}}'
-    out.append(f"client -> {bad.decode()}")
-    try:
-        mcp_proto.decode_message(bad)
-    except mcp_proto.DecodeError as e:
-        out.append(f"server -> {mcp_proto.encode_message(e.error_response()).decode()}")
 
 
 def _client(args: argparse.Namespace) -> Client:
@@ -122,7 +97,9 @@ def probe(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mcp-proto", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("demo", help="print the wire trace of a core-only exchange")
+    sub.add_parser("demo", help="a scripted session against the everything server, traced")
+    serve = sub.add_parser("serve-example", help="serve the everything example")
+    everything.add_arguments(serve)
     for name, help in (("call", "send one request"), ("probe", "discover a server")):
         p = sub.add_parser(name, help=help)
         p.add_argument("--stdio", required=True, metavar="CMD", help="the server command")
@@ -133,9 +110,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             p.add_argument("--input-responses", metavar="JSON", help="answers to MRTR rounds")
     args = parser.parse_args(argv)
     if args.command == "demo":
-        lines: list[str] = []
-        demo(lines)
-        sys.stdout.write("\n".join(lines) + "\n")
+        sys.stdout.write("\n".join(demo()) + "\n")
+        return 0
+    if args.command == "serve-example":
+        everything.serve_stdio(args.adapter)
         return 0
     try:
         return call(args) if args.command == "call" else probe(args)

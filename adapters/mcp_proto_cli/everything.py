@@ -1,6 +1,7 @@
 """The "everything" server: every fixture the official conformance server suite expects.
 
-    python examples/everything_server.py --stdio [--adapter trio|asyncio|sync]
+    python -m mcp_proto_cli.everything --stdio [--adapter trio|asyncio|sync]
+    mcp-proto serve-example --stdio [--adapter ...]     # the same
 
 Tools, resources, a template, prompts, completion, listen (the core's default
 acknowledgement), change notifications, and the MRTR fixtures with HMAC-sealed
@@ -21,9 +22,9 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
+from mcp_proto import RequestStateError, RequestStateSealer, require_client_capabilities
 from mcp_proto import types as t
 from mcp_proto._app import McpError
-from mcp_proto._request_state import RequestStateError, RequestStateSealer
 
 # A 1x1 PNG and a tiny silent WAV, base64.
 PNG = base64.b64encode(
@@ -188,9 +189,9 @@ async def call_tool(ctx: Any, params: t.CallToolRequestParams) -> Any:
     if name == "json_schema_2020_12_tool":
         return text(f"Received: {params.arguments}")
     if name == "test_missing_capability":
-        if caps.sampling is None:
-            data = {"requiredCapabilities": {"sampling": {}}}
-            raise McpError(-32021, "Missing required client capability: sampling", data)
+        missing = require_client_capabilities(ctx.request.meta, {"sampling": {}})
+        if missing is not None:  # -32021 with data.requiredCapabilities (META-10)
+            raise McpError.from_error(missing)
         return text("sampling is available")
     if name == "test_logging_tool":
         await sent(ctx.log("info", {"message": "test_logging_tool ran"}))
@@ -430,11 +431,15 @@ def serve_stdio(adapter: str) -> None:
         trio.run(mcp_proto_trio.Server(HANDLERS, **OPTIONS).serve_stdio)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stdio", action="store_true", required=True, help="serve stdin/stdout")
     parser.add_argument("--adapter", choices=("trio", "asyncio", "sync"), default="sync")
-    args = parser.parse_args()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    args = parser.parse_args(argv)
     serve_stdio(args.adapter)
 
 
