@@ -1,0 +1,404 @@
+"""The client half of the Streamable HTTP binding, with no HTTP library behind it.
+
+:meth:`HTTPClient.send` turns a request into an :class:`HTTPPost` (target,
+headers, body) and :meth:`HTTPClient.response` reads what came back, as an
+:class:`ClientExchange` that yields the same events as the stream connection
+(``Result``, ``InputRequired``, ``Notification``, ``SubscriptionAcknowledged``,
+``ErrorResponse``...) plus the HTTP ones defined here.  One
+:class:`ClientConnection` serves every POST, so ids are allocated once and MRTR
+rounds and subscriptions are tracked as on stdio.
+
+Headers of each POST (HTTP-06/07/15/20/29/30): ``Content-Type``, ``Accept:
+application/json, text/event-stream``, ``MCP-Protocol-Version``, ``Mcp-Method``,
+``Mcp-Name`` (Base64 sentinel when needed) and ``Mcp-Param-{Name}`` for each
+``x-mcp-header`` argument of the tool, taken from the last ``tools/list``.
+Tools whose annotations are invalid are removed from ``tools/list`` results,
+each with a :class:`ToolRejected` warning event (HTTP-27).
+
+Cancellation over HTTP is closing the response: :meth:`ClientExchange.close`
+retires the id; no ``notifications/cancelled`` is posted (HTTP-12).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import Enum
+from typing import Any, Final
+
+import attrs
+import orjson
+from attrs import frozen
+
+from . import types as t
+from ._client import ClientConnection
+from ._errors import (
+    HEADER_MISMATCH,
+    METHOD_NOT_FOUND,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    LocalProtocolError,
+)
+from ._events import NEED_DATA, Event, Notification, Request, Result
+from ._framing import DEFAULT_MAX_MESSAGE_SIZE
+from ._http_auth import AuthChallenge, parse_www_authenticate
+from ._http_headers import (
+    Headers,
+    InvalidToolHeaders,
+    RawHeaders,
+    encode_header_value,
+    header_params,
+    param_header_text,
+    value_at,
+)
+from ._methods import METHODS
+from ._sse import SSEParser
+
+__all__ = [
+    "ACCEPT",
+    "AuthenticationRequired",
+    "ClientExchange",
+    "Era",
+    "HTTPClient",
+    "HTTPPost",
+    "RequestLost",
+    "ToolRejected",
+    "UnexpectedResponse",
+    "detect_era",
+]
+
+ACCEPT: Final = "application/json, text/event-stream"
+_MODERN_CODES = frozenset({HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY,
+                           UNSUPPORTED_PROTOCOL_VERSION})  # fmt: skip
+
+
+@frozen(kw_only=True)
+class HTTPPost:
+    """An HTTP request to make: ``POST target`` with these headers and body.
+
+    ``request`` is the MCP request it carries (``None`` for a notification).
+    """
+
+    target: str
+    headers: tuple[tuple[str, str], ...]
+    body: bytes
+    request: Request | None = None
+    method: str = "POST"
+
+
+@frozen(kw_only=True)
+class RequestLost:
+    """The response ended before the final message (HTTP-SSE-3): re-issue with a new id."""
+
+    id: t.RequestId
+    request: Request
+    reason: str
+
+
+@frozen(kw_only=True)
+class UnexpectedResponse:
+    """The server answered in a way the binding cannot read (HTTP-11, edge 104/105).
+
+    ``era`` says whether the answer still came from a modern server.
+    """
+
+    id: t.RequestId | None
+    status: int
+    reason: str
+    era: Era
+
+
+@frozen(kw_only=True)
+class AuthenticationRequired:
+    """``401``/``403``: the challenges of ``WWW-Authenticate``, for an OAuth layer (AUTH)."""
+
+    id: t.RequestId | None
+    status: int
+    challenges: tuple[AuthChallenge, ...]
+
+    @property
+    def bearer(self) -> AuthChallenge | None:
+        """The ``Bearer`` challenge (``resource_metadata``, ``scope``, ``error``), if any."""
+        return next((c for c in self.challenges if c.scheme == "bearer"), None)
+
+
+@frozen(kw_only=True)
+class ToolRejected:
+    """A tool from ``tools/list`` was removed: its ``x-mcp-header`` annotations are invalid."""
+
+    name: str
+    reason: str
+
+
+class Era(Enum):
+    """What an error answer to a modern request says about the server (HTTP-42, HTTP-46)."""
+
+    MODERN = "modern"  #: a 2026-07-28 server: fix the request or retry with a supported version
+    LEGACY = "legacy"  #: not a modern server: fall back to ``initialize`` (dual-era clients)
+    AUTH = "auth"  #: ``401``/``403``: authorize first; never a reason to fall back
+
+
+def detect_era(status: int, body: bytes) -> Era:
+    """Classify a 4xx answer to a modern request from its status and body (HTTP-42).
+
+    A JSON-RPC error with ``-32020``, ``-32021`` or ``-32022``, or ``404`` with
+    ``-32601``, is a modern server; ``401``/``403`` are authorization; anything
+    else (an empty body, HTML, another error) is not a modern server.
+    """
+    if status in (401, 403):
+        return Era.AUTH
+    try:
+        message = orjson.loads(body) if body else None
+    except orjson.JSONDecodeError:
+        return Era.LEGACY
+    error = message.get("error") if isinstance(message, dict) else None
+    code = error.get("code") if isinstance(error, dict) else None
+    if code in _MODERN_CODES or (status == 404 and code == METHOD_NOT_FOUND):
+        return Era.MODERN
+    return Era.LEGACY
+
+
+class HTTPClient:
+    """The client side of an MCP endpoint: builds POSTs and reads responses.
+
+    ``target`` is the endpoint's path (with query, if any); ``headers`` are
+    added to every POST (``Authorization``, ``Host``...).  ``tools`` holds the
+    tools known from ``tools/list`` (valid ones only), used for
+    ``Mcp-Param-*`` headers.  ``max_event_size`` bounds one SSE event.
+    """
+
+    def __init__(
+        self,
+        connection: ClientConnection | None = None,
+        *,
+        target: str = "/mcp",
+        headers: Iterable[tuple[str, str]] = (),
+        max_event_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+    ) -> None:
+        self.connection = connection if connection is not None else ClientConnection()
+        self.max_event_size = max_event_size
+        self.target = target
+        self.headers = tuple(headers)
+        self.tools: dict[str, t.Tool] = {}
+
+    def send(self, event: Request | Notification, *, tool: t.Tool | None = None) -> HTTPPost:
+        """The POST carrying ``event``; ``tool`` overrides the cached tool of a ``tools/call``.
+
+        Raises :class:`LocalProtocolError` for what the connection refuses, for a
+        ``notifications/cancelled`` (close the response instead, HTTP-12) and
+        for an argument that cannot be mirrored into a header (HTTP-24).
+        """
+        if isinstance(event, Notification) and event.method == "notifications/cancelled":
+            raise LocalProtocolError(
+                "over HTTP a request is cancelled by closing its response", rule="HTTP-12"
+            )
+        extra = self._mirrored(event, tool) if isinstance(event, Request) else []
+        (message,) = self.connection.send_message(event)
+        meta = (message.get("params") or {}).get("_meta") or {}
+        version = meta.get("io.modelcontextprotocol/protocolVersion")
+        headers = [
+            ("content-type", "application/json"),
+            ("accept", ACCEPT),
+            ("mcp-protocol-version", version or self.connection.protocol_version),
+            ("mcp-method", event.method),
+            *extra,
+            *self.headers,
+        ]
+        return HTTPPost(
+            target=self.target,
+            headers=tuple(headers),
+            body=orjson.dumps(message),
+            request=event if isinstance(event, Request) else None,
+        )
+
+    def _mirrored(self, event: Request, tool: t.Tool | None) -> list[tuple[str, str]]:
+        info = METHODS.get(event.method)
+        out: list[tuple[str, str]] = []
+        if info is None or info.name_field is None:
+            return out
+        name = getattr(event.params, info.name_field, None)
+        if isinstance(name, str):
+            out.append(("mcp-name", encode_header_value(name)))
+        if event.method != "tools/call" or not isinstance(name, str):
+            return out
+        tool = tool if tool is not None else self.tools.get(name)
+        if tool is None:
+            return out
+        try:
+            specs = header_params(tool.input_schema)
+        except InvalidToolHeaders as e:
+            raise LocalProtocolError(f"tool {name!r}: {e}", rule="HTTP-27") from None
+        arguments = event.params.arguments
+        for spec in specs:
+            try:
+                text = param_header_text(value_at(arguments, spec.path))
+            except ValueError as e:
+                raise LocalProtocolError(f"argument {'/'.join(spec.path)}: {e}") from None
+            if text is not None:
+                out.append((spec.header.lower(), encode_header_value(text)))
+        return out
+
+    def response(self, post: HTTPPost, status: int, headers: RawHeaders) -> ClientExchange:
+        """Start reading the response to ``post`` once its status and headers arrived."""
+        return ClientExchange(self, post, status, Headers(headers))
+
+    def filter_tools(self, result: t.ListToolsResult) -> tuple[t.ListToolsResult, list[Event]]:
+        """Drop tools with invalid ``x-mcp-header`` annotations (HTTP-27), remember the rest."""
+        kept: list[t.Tool] = []
+        warnings: list[Any] = []
+        for tool in result.tools:
+            try:
+                header_params(tool.input_schema)
+            except InvalidToolHeaders as e:
+                warnings.append(ToolRejected(name=tool.name, reason=str(e)))
+                self.tools.pop(tool.name, None)
+                continue
+            kept.append(tool)
+            self.tools[tool.name] = tool
+        if not warnings:
+            return result, []
+        return attrs.evolve(result, tools=kept), warnings
+
+
+class ClientExchange:
+    """The response to one POST: feed the body, read events.
+
+    ``receive_data(b"")`` marks the end of the response body.  The final
+    message ends the request; anything after it is ignored (edge 108), and
+    :attr:`complete` tells the adapter it may close the stream.
+    """
+
+    def __init__(self, client: HTTPClient, post: HTTPPost, status: int, headers: Headers) -> None:
+        self.client = client
+        self.post = post
+        self.status = status
+        self.headers = headers
+        self._id = post.request.id if post.request is not None else None
+        self._events: list[Any] = []
+        self._body = bytearray()
+        self._eof = False
+        self._sse: SSEParser | None = None
+        #: whether the request got its final answer (or was declared lost)
+        self.complete = False
+        kind = (headers.get("content-type") or "").split(";")[0].strip().lower()
+        self._kind = kind
+        if status in (401, 403):
+            value = ", ".join(headers.get_all("www-authenticate"))
+            challenges = tuple(parse_www_authenticate(value))
+            self._finish(AuthenticationRequired(id=self._id, status=status, challenges=challenges))
+        elif status == 202 and self._id is None:
+            self.complete = True
+        elif status == 200 and kind == "text/event-stream" and self._id is not None:
+            self._sse = SSEParser(client.max_event_size)
+
+    def _finish(self, event: Any) -> None:
+        """End the request with ``event``, retiring its id in the connection."""
+        if self.complete:
+            return
+        self.complete = True
+        if self._id is not None and self._id in self.client.connection.in_flight():
+            self.client.connection.cancel(self._id)  # closing the stream is the cancel
+        self._events.append(event)
+
+    def receive_data(self, data: bytes) -> None:
+        """Bytes of the response body; ``b""`` when it ended."""
+        if self._eof:
+            raise RuntimeError("received data after the end of the response")
+        if not data:
+            self._eof = True
+        if self.complete and data:
+            return
+        if self._sse is not None:
+            for sse in self._sse.feed(data):
+                if sse.event == "message" and not self.complete:
+                    self._deliver(sse.data)
+            if self._eof:
+                self._lost("the event stream ended before the response")
+            return
+        if data:
+            self._body += data
+        else:
+            self._end()
+
+    def close(self) -> RequestLost | None:
+        """The client closes the response early: the request is cancelled (HTTP-SSE-5).
+
+        Returns the :class:`RequestLost` that ends it, or ``None`` if it was over.
+        """
+        if self.complete or self.post.request is None or self._id is None:
+            return None
+        self.complete = True
+        if self._id in self.client.connection.in_flight():
+            self.client.connection.cancel(self._id)
+        return RequestLost(
+            id=self._id, request=self.post.request, reason="cancelled by the client"
+        )
+
+    def connection_lost(self, reason: str) -> None:
+        """The connection broke before the response ended: the request is lost."""
+        self._eof = True
+        self._lost(reason)
+
+    def next_event(self) -> Event | RequestLost | UnexpectedResponse | Any:
+        """The next event of this response, or :data:`NEED_DATA`."""
+        if self._events:
+            return self._events.pop(0)
+        return NEED_DATA
+
+    def _lost(self, reason: str) -> None:
+        if not self.complete and self.post.request is not None and self._id is not None:
+            self._finish(RequestLost(id=self._id, request=self.post.request, reason=reason))
+
+    def _unexpected(self, reason: str) -> None:
+        era = detect_era(self.status, bytes(self._body)) if self.status >= 400 else Era.MODERN
+        self._finish(UnexpectedResponse(id=self._id, status=self.status, reason=reason, era=era))
+
+    def _end(self) -> None:
+        if self.complete:
+            return
+        if self._id is None:
+            if self.status >= 300:
+                self._unexpected(f"the notification was refused with status {self.status}")
+            self.complete = True
+            return
+        message = self._json_body()
+        if message is not None:
+            self._deliver(message)
+            self._lost("the JSON body was not the response to the request")
+
+    def _json_body(self) -> Any:
+        """The JSON-RPC message of a non-streamed response, or None (after reporting why)."""
+        body = bytes(self._body)
+        if self.status == 202:
+            self._unexpected("202 Accepted for a request (HTTP-11)")
+            return None
+        if self._kind != "application/json" or not body:
+            self._unexpected(f"status {self.status} with no JSON-RPC body")
+            return None
+        try:
+            message = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            self._unexpected("the JSON body does not parse")
+            return None
+        if self.status >= 400 and isinstance(message, dict) and "error" in message:
+            if message.get("id") is None:
+                message = {**message, "id": self._id}  # one request per POST: it is ours
+        elif self.status != 200:
+            self._unexpected(f"status {self.status} with a JSON body")
+            return None
+        return message
+
+    def _deliver(self, message: Any) -> None:
+        conn = self.client.connection
+        conn.receive_message(message)
+        while True:
+            event = conn.next_event()
+            if event is NEED_DATA:
+                break
+            if isinstance(event, Result) and isinstance(event.result, t.ListToolsResult):
+                result, warnings = self.client.filter_tools(event.result)
+                self._events.extend(warnings)
+                event = Result(id=event.id, result=result)
+            self._events.append(event)
+            if getattr(event, "id", None) == self._id and not isinstance(event, Notification):
+                ending = not hasattr(event, "notifications")  # an ack does not end a listen
+                self.complete = self.complete or ending

@@ -1,0 +1,509 @@
+"""The server half of the Streamable HTTP binding, with no HTTP library behind it.
+
+A host that has already parsed an HTTP request (ASGI, WSGI, a serverless
+handler, or :mod:`mcp_proto._http_h11`) gives :meth:`HTTPServer.exchange` the
+method, target and headers, feeds the body with :meth:`ServerExchange.receive_body`,
+and reads :meth:`ServerExchange.next_event`: a :class:`~mcp_proto.Request` for
+the application, or a :class:`Reply` the binding wrote itself (an error, a
+``202``, a ``405``...).  Everything sent back -- ``send(Result(...))``,
+``send(Notification(...))``, ``send(reply)`` -- returns response parts
+(:class:`ResponseStart`, :class:`ResponseData`, :class:`ResponseEnd`) that map
+one to one onto ASGI messages, WSGI ``start_response`` plus an iterable, or h11
+events.
+
+Checks, in order, before the application sees anything (each a :class:`Reply`):
+
+====================================================  ======  =========
+what                                                  status  JSON-RPC
+====================================================  ======  =========
+``Host`` or ``Origin`` not on the allow-list (HTTP-02) 403     -32600
+path is the metadata document (AUTH)                  200     --
+path is not the endpoint                              404     --
+method other than POST (HTTP-44)                      405     --
+``access_token`` in the query string (AUTH)          400     --
+``verify`` refuses the bearer token (AUTH)            401/403 --
+``Content-Type`` not ``application/json`` (HTTP-09)   415     --
+``Accept`` admits neither JSON nor SSE (HTTP-06)      406     --
+body over ``max_body_size`` (by length or as read)    413     --
+body is not JSON                                      400     -32700
+a response or a batch (HTTP-08)                       400     -32600
+headers missing, malformed or not equal (HTTP-38/39)  400     -32020
+the core's checks: ``_meta``, version, method         400/404 -32602/-32022/-32601
+====================================================  ======  =========
+
+A notification is answered ``202`` whatever its headers (HTTP-10, HTTP-12);
+``notifications/cancelled`` is ignored (ids are not unique across clients).
+``Mcp-Session-Id`` and ``Last-Event-ID`` are ignored and never echoed (HTTP-44).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from enum import Enum
+from typing import Any, Final, TypeAlias
+from urllib.parse import parse_qs, urlsplit
+
+import orjson
+from attrs import frozen
+
+from . import types as t
+from ._errors import (
+    HEADER_MISMATCH,
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    PARSE_ERROR,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    DecodeError,
+    LocalProtocolError,
+)
+from ._events import NEED_DATA, Cancelled, ErrorResponse, InvalidMessage, Notification, Request
+from ._http_auth import Challenge, ProtectedResource
+from ._http_headers import Headers, RawHeaders
+from ._http_validate import admits, host_name, mirrored_header_problem
+from ._message import DEFAULT_MAX_DEPTH, loads
+from ._server import ServerConnection
+from ._sse import KEEPALIVE, sse_message
+
+__all__ = [
+    "DEFAULT_ALLOWED_HOSTS",
+    "DEFAULT_MAX_BODY_SIZE",
+    "HTTPServer",
+    "Reply",
+    "ResponseData",
+    "ResponseEnd",
+    "ResponsePart",
+    "ResponseStart",
+    "ServerExchange",
+    "reply_parts",
+]
+
+#: Loopback names: the default allow-list for ``Host`` and ``Origin`` (HTTP-02, HTTP-03).
+DEFAULT_ALLOWED_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "[::1]"})
+#: Default bound on a POST body: 4 MiB.
+DEFAULT_MAX_BODY_SIZE: Final = 4 * 1024 * 1024
+_JSON: Final = ("content-type", "application/json")
+_SSE_HEADERS: Final = (
+    ("content-type", "text/event-stream"),
+    ("cache-control", "no-cache"),
+    ("x-accel-buffering", "no"),
+)
+#: HTTP status of an error the binding or the core raised before the application ran.
+_STATUS = {
+    INTERNAL_ERROR: 500,
+    METHOD_NOT_FOUND: 404,
+    PARSE_ERROR: 400,
+    INVALID_REQUEST: 400,
+    HEADER_MISMATCH: 400,
+    MISSING_REQUIRED_CLIENT_CAPABILITY: 400,
+    UNSUPPORTED_PROTOCOL_VERSION: 400,
+}
+#: Codes that keep a 4xx status when the application sends them; others are 200.
+_APP_STATUS = {
+    METHOD_NOT_FOUND: 404,
+    HEADER_MISMATCH: 400,
+    MISSING_REQUIRED_CLIENT_CAPABILITY: 400,
+    UNSUPPORTED_PROTOCOL_VERSION: 400,
+}
+
+_TOKEN_IN_QUERY: Final = Challenge(
+    status=400, error="invalid_request", description="access tokens go in the Authorization header"
+)
+
+Header: TypeAlias = tuple[str, str]
+ToolLookup: TypeAlias = Mapping[str, t.Tool] | Callable[[str], t.Tool | None]
+
+
+@frozen(kw_only=True)
+class ResponseStart:
+    """The status line and headers (lowercase names) of the response."""
+
+    status: int
+    headers: tuple[Header, ...]
+
+
+@frozen(kw_only=True)
+class ResponseData:
+    """A piece of the response body: a whole JSON body or one or more SSE frames."""
+
+    data: bytes
+
+
+@frozen(kw_only=True)
+class ResponseEnd:
+    """The response is complete (for SSE: the stream ends)."""
+
+
+ResponsePart: TypeAlias = ResponseStart | ResponseData | ResponseEnd
+
+
+@frozen(kw_only=True)
+class Reply:
+    """The binding answered this HTTP request itself; ``exchange.send(reply)`` gives the parts.
+
+    ``error`` is the JSON-RPC error in the body, if any; ``notification`` the
+    notification a ``202`` accepted, when the core recognised one (an
+    extension's).
+    """
+
+    status: int
+    headers: tuple[Header, ...] = ()
+    body: bytes = b""
+    error: t.Error | None = None
+    notification: Notification | None = None
+
+
+def reply_parts(reply: Reply) -> list[ResponsePart]:
+    """The response parts of a :class:`Reply` (with its ``Content-Length``)."""
+    headers = (*reply.headers, ("content-length", str(len(reply.body))))
+    start = ResponseStart(status=reply.status, headers=headers)
+    if reply.body:
+        return [start, ResponseData(data=reply.body), ResponseEnd()]
+    return [start, ResponseEnd()]
+
+
+class _Mode(Enum):
+    BODY = "receiving the body"
+    READY = "the event is ready"
+    APP = "the application owns the request"
+    STREAM = "streaming SSE"
+    DONE = "done"
+
+
+def _error_reply(status: int, error: t.Error, id: t.RequestId | None = None) -> Reply:
+    message: dict[str, Any] = {"jsonrpc": "2.0"}
+    if id is not None:
+        message["id"] = id
+    message["error"] = {"code": error.code, "message": error.message}
+    if error.data is not None:
+        message["error"]["data"] = error.data
+    return Reply(status=status, headers=(_JSON,), body=orjson.dumps(message), error=error)
+
+
+def _mismatch(message: str, id: t.RequestId | None) -> Reply:
+    return _error_reply(400, t.Error(code=HEADER_MISMATCH, message=message), id)
+
+
+class HTTPServer:
+    """The configuration of an MCP endpoint; :meth:`exchange` starts one POST.
+
+    ``connection`` builds the :class:`ServerConnection` of each exchange (its
+    capabilities, versions, server info).  ``allowed_hosts`` and
+    ``allowed_origins`` hold host names (``Host`` without the port, the host of
+    ``Origin``); ``None`` turns that check off.  ``tools`` gives the server's
+    tools by name so ``Mcp-Param-*`` headers are checked against their
+    ``x-mcp-header`` annotations.  ``auth`` protects the endpoint and serves
+    the metadata document.
+    """
+
+    def __init__(
+        self,
+        *,
+        connection: Callable[[], ServerConnection] = ServerConnection,
+        endpoint: str = "/mcp",
+        allowed_hosts: Iterable[str] | None = DEFAULT_ALLOWED_HOSTS,
+        allowed_origins: Iterable[str] | None = DEFAULT_ALLOWED_HOSTS,
+        max_body_size: int = DEFAULT_MAX_BODY_SIZE,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        tools: ToolLookup | None = None,
+        auth: ProtectedResource | None = None,
+    ) -> None:
+        self.connection = connection
+        self.endpoint = endpoint
+        self.allowed_hosts = None if allowed_hosts is None else {h.lower() for h in allowed_hosts}
+        self.allowed_origins = (
+            None if allowed_origins is None else {h.lower() for h in allowed_origins}
+        )
+        self.max_body_size = max_body_size
+        self.max_depth = max_depth
+        self.tools = tools
+        self.auth = auth
+
+    def exchange(
+        self, method: str | bytes, target: str | bytes, headers: RawHeaders
+    ) -> ServerExchange:
+        """Start handling one HTTP request whose head has arrived."""
+        if isinstance(method, bytes):
+            method = method.decode("latin-1")
+        if isinstance(target, bytes):
+            target = target.decode("latin-1")
+        return ServerExchange(self, method, target, Headers(headers))
+
+    def handle(
+        self, method: str | bytes, target: str | bytes, headers: RawHeaders, body: bytes = b""
+    ) -> ServerExchange:
+        """:meth:`exchange` for a host that has the whole body already."""
+        ex = self.exchange(method, target, headers)
+        if ex.wants_body:
+            ex.receive_body(body)
+            ex.end_of_body()
+        return ex
+
+    def tool(self, name: str) -> t.Tool | None:
+        if self.tools is None:
+            return None
+        if isinstance(self.tools, Mapping):
+            return self.tools.get(name)
+        return self.tools(name)
+
+    def challenge_reply(self, challenge: Challenge) -> Reply:
+        """The ``401``/``403`` reply for ``challenge`` (needs ``auth``)."""
+        if self.auth is None:
+            raise LocalProtocolError("a challenge needs HTTPServer(auth=...)")
+        header = ("www-authenticate", self.auth.www_authenticate(challenge))
+        return Reply(status=challenge.status, headers=(header,))
+
+
+class ServerExchange:
+    """One POST (or any other request) at the MCP endpoint, from head to end of response."""
+
+    def __init__(self, server: HTTPServer, method: str, target: str, headers: Headers) -> None:
+        self.server = server
+        self.method = method
+        self.target = target
+        self.headers = headers
+        self._body = bytearray()
+        self._conn: ServerConnection | None = None
+        self._event: Any = None
+        #: the id of the request the application is answering, once there is one
+        self.request_id: t.RequestId | None = None
+        self._json_ok = admits(headers.get("accept"), "application/json")
+        self._sse_ok = admits(headers.get("accept"), "text/event-stream")
+        #: notifications dropped because the client did not accept an event stream
+        self.dropped_notifications = 0
+        self._mode = _Mode.BODY
+        reply = self._check_head()
+        if reply is not None:
+            self._ready(reply)
+
+    # -- input -------------------------------------------------------------
+
+    @property
+    def wants_body(self) -> bool:
+        """Whether the body is still of use (False once the exchange was answered)."""
+        return self._mode is _Mode.BODY
+
+    @property
+    def done(self) -> bool:
+        """Whether the whole response has been produced (or the client went away)."""
+        return self._mode is _Mode.DONE
+
+    def receive_body(self, data: bytes) -> None:
+        """Add body bytes; ignored once the exchange no longer wants them."""
+        if self._mode is not _Mode.BODY:
+            return
+        if len(self._body) + len(data) > self.server.max_body_size:
+            self._body = bytearray()
+            self._ready(Reply(status=413, headers=(("connection", "close"),)))
+            return
+        self._body += data
+
+    def end_of_body(self) -> None:
+        """The body is complete: parse and check it, and make the event ready."""
+        if self._mode is _Mode.BODY:
+            body, self._body = bytes(self._body), bytearray()
+            self._ready(self._process(body))
+
+    def next_event(self) -> Request | Reply | type[NEED_DATA]:
+        """The :class:`Request` for the application or a :class:`Reply`, once; else NEED_DATA."""
+        if self._mode is not _Mode.READY:
+            return NEED_DATA
+        event, self._event = self._event, None
+        self._mode = _Mode.APP
+        return event  # type: ignore[no-any-return]
+
+    def client_closed(self) -> Cancelled | None:
+        """The host saw the client close the response: the request is cancelled (HTTP-SSE-5).
+
+        Returns the :class:`Cancelled` event the application gets on stdio, or
+        ``None`` when no request was running.  Nothing more is sent for it.
+        """
+        running = self._conn is not None and self.request_id in self._conn.in_flight()
+        self._mode = _Mode.DONE
+        if not running:
+            return None
+        assert self._conn is not None and self.request_id is not None
+        params = {"requestId": self.request_id, "reason": "the client closed the HTTP response"}
+        self._conn.receive_message(
+            {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params}
+        )
+        event = self._conn.next_event()
+        assert isinstance(event, Cancelled)
+        return event
+
+    # -- output ------------------------------------------------------------
+
+    @property
+    def streaming(self) -> bool:
+        """Whether the response has started as an event stream."""
+        return self._mode is _Mode.STREAM
+
+    def send(self, event: Any) -> list[ResponsePart]:
+        """The response parts for ``event``: a :class:`Reply`, or what the core lets through.
+
+        ``Result``/``ErrorResponse`` end the response (``application/json``
+        unless a stream started); a ``Notification`` starts or continues the
+        event stream.  After :meth:`client_closed` everything is dropped
+        (``[]``).  Raises :class:`LocalProtocolError` as the core does.
+        """
+        if isinstance(event, Reply):
+            return self._send_reply(event)
+        conn = self._conn
+        if (
+            self._mode is _Mode.DONE
+            and conn is not None
+            and self.request_id not in conn.in_flight()
+        ):
+            conn.send_message(event)  # let the core judge: dropped after a cancel, else raises
+            return []
+        if self._conn is None or self._mode not in (_Mode.APP, _Mode.STREAM):
+            raise LocalProtocolError("this exchange has no request to answer")
+        if isinstance(event, Notification) and not self._sse_ok:
+            self._conn.send_message(event)  # checked by the core, then dropped
+            self.dropped_notifications += 1
+            return []
+        messages = self._conn.send_message(event)
+        final = any(self._is_final(m) for m in messages)
+        if not messages:
+            return []
+        response = not isinstance(event, Notification)
+        if self._mode is _Mode.APP and final and response and (self._json_ok or not self._sse_ok):
+            self._mode = _Mode.DONE
+            body = orjson.dumps(messages[-1])
+            status = 200
+            if isinstance(event, ErrorResponse):
+                status = _APP_STATUS.get(event.error.code, 200)
+            headers = (_JSON, ("content-length", str(len(body))))
+            return [
+                ResponseStart(status=status, headers=headers),
+                ResponseData(data=body),
+                ResponseEnd(),
+            ]
+        parts = self._start_stream()
+        parts.append(ResponseData(data=b"".join(sse_message(orjson.dumps(m)) for m in messages)))
+        if final:
+            self._mode = _Mode.DONE
+            parts.append(ResponseEnd())
+        return parts
+
+    def keepalive(self) -> list[ResponsePart]:
+        """A comment frame for a quiet stream (HTTP-SSE-2); starts the stream if need be."""
+        running = self._conn is not None and self.request_id in self._conn.in_flight()
+        if not running or self._mode not in (_Mode.APP, _Mode.STREAM) or not self._sse_ok:
+            return []
+        parts = self._start_stream()
+        parts.append(ResponseData(data=KEEPALIVE))
+        return parts
+
+    def _start_stream(self) -> list[ResponsePart]:
+        if self._mode is _Mode.STREAM:
+            return []
+        self._mode = _Mode.STREAM
+        return [ResponseStart(status=200, headers=_SSE_HEADERS)]
+
+    def _is_final(self, message: Mapping[str, Any]) -> bool:
+        if "method" not in message:
+            return message.get("id") == self.request_id
+        if message["method"] == "notifications/cancelled":
+            return bool(message.get("params", {}).get("requestId") == self.request_id)
+        return False
+
+    def _send_reply(self, reply: Reply) -> list[ResponsePart]:
+        if self._mode not in (_Mode.READY, _Mode.APP):
+            raise LocalProtocolError("a reply answers an exchange that has sent nothing yet")
+        if self._conn is not None and self.request_id in self._conn.in_flight():
+            self.client_closed()  # the request is over for the core too
+        self._mode = _Mode.DONE
+        return reply_parts(reply)
+
+    # -- the checks --------------------------------------------------------
+
+    def _ready(self, event: Any) -> None:
+        self._event = event
+        self._mode = _Mode.READY
+
+    def _check_head(self) -> Reply | None:
+        server, headers = self.server, self.headers
+        host = headers.get("host")
+        hosts = server.allowed_hosts
+        if hosts is not None and host is not None and host_name(host) not in hosts:
+            return self._forbidden(f"host {host!r} is not allowed")
+        origin = headers.get("origin")
+        if server.allowed_origins is not None and origin is not None:
+            netloc = urlsplit(origin).netloc if "://" in origin else ""
+            if not netloc or host_name(netloc) not in server.allowed_origins:
+                return self._forbidden(f"origin {origin!r} is not allowed")
+        path = urlsplit(self.target).path
+        auth = server.auth
+        if auth is not None and path in auth.metadata_paths:
+            if self.method not in ("GET", "HEAD"):
+                return Reply(status=405, headers=(("allow", "GET"),))
+            body = orjson.dumps(auth.metadata_document())
+            return Reply(status=200, headers=(_JSON,), body=body)
+        if path != server.endpoint:
+            return Reply(status=404)
+        if self.method != "POST":
+            return Reply(status=405, headers=(("allow", "POST"),))
+        if auth is not None and "access_token" in parse_qs(urlsplit(self.target).query):
+            return server.challenge_reply(_TOKEN_IN_QUERY)  # edge 111: never in the URI
+        if auth is not None:
+            challenge = auth.check(headers)
+            if challenge is not None:
+                return server.challenge_reply(challenge)
+        ctype = headers.get("content-type")
+        if ctype is not None:
+            kind, *params = (p.strip().lower() for p in ctype.split(";"))
+            charset = [p.partition("=")[2].strip('"') for p in params if p.startswith("charset")]
+            if kind != "application/json" or any(c != "utf-8" for c in charset):
+                return Reply(status=415, headers=(("accept-post", "application/json"),))
+        if not (self._json_ok or self._sse_ok):
+            return Reply(status=406)
+        length = headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > server.max_body_size:
+            return Reply(status=413, headers=(("connection", "close"),))
+        return None
+
+    def _forbidden(self, why: str) -> Reply:
+        return _error_reply(403, t.Error(code=INVALID_REQUEST, message=f"Forbidden: {why}"))
+
+    def _process(self, body: bytes) -> Reply | Request:
+        try:
+            obj = loads(body, self.server.max_depth)
+        except DecodeError as e:
+            return _error_reply(400, e.error())
+        if type(obj) is dict and "method" not in obj and ("result" in obj or "error" in obj):
+            error = t.Error(
+                code=INVALID_REQUEST, message="clients do not send responses (HTTP-08)"
+            )
+            return _error_reply(400, error)
+        conn = self.server.connection()
+        if type(obj) is dict and "method" in obj and "id" not in obj:
+            conn.receive_message(obj)
+            event = conn.next_event()
+            if isinstance(event, InvalidMessage):
+                return _error_reply(400, event.error.error())
+            note = event if isinstance(event, Notification) else None
+            return Reply(status=202, notification=note)
+        if type(obj) is dict:
+            raw_id = obj.get("id")
+            id = raw_id if type(raw_id) is str or type(raw_id) is int else None
+            params = obj.get("params")
+            name = params.get("name") if type(params) is dict else None
+            tool = self.server.tool(name) if type(name) is str else None
+            problem = mirrored_header_problem(self.headers, obj, tool)
+            if problem is not None:
+                return _mismatch(problem, id)
+        conn.receive_message(obj)
+        event = conn.next_event()
+        if isinstance(event, InvalidMessage):
+            assert event.reply is not None
+            error = event.reply.error
+            return _error_reply(_STATUS.get(error.code, 400), error, event.reply.id)
+        assert isinstance(event, Request)
+        self._conn = conn
+        self.request_id = event.id
+        if event.method == "subscriptions/listen" and not self._sse_ok:
+            self.client_closed()  # a listen needs an event stream (HTTP-14)
+            return Reply(status=406)
+        return event

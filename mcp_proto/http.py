@@ -1,0 +1,124 @@
+"""The Streamable HTTP binding of MCP 2026-07-28 (see ``docs/http.md``).
+
+Two layers:
+
+* the h11-free binding -- :class:`HTTPServer` / :class:`ServerExchange` turn an
+  already-parsed request into response parts, :class:`HTTPClient` /
+  :class:`ClientExchange` build POSTs and read responses -- for ASGI, WSGI and
+  serverless hosts;
+* :class:`HTTPServerConnection` / :class:`HTTPClientConnection`: the same over
+  the bytes of one TCP connection, with h11.
+
+Also here: the header value encoding, ``x-mcp-header`` checks, the SSE writer
+and parser, and the authorization hooks.  ``h11`` is imported only when one of the two
+connection classes is first used.
+"""
+
+from typing import TYPE_CHECKING, Any
+
+from ._http_auth import (
+    WELL_KNOWN_PRM,
+    AuthChallenge,
+    Challenge,
+    ProtectedResource,
+    bearer_token,
+    parse_www_authenticate,
+)
+from ._http_client import (
+    ACCEPT,
+    AuthenticationRequired,
+    ClientExchange,
+    Era,
+    HTTPClient,
+    HTTPPost,
+    RequestLost,
+    ToolRejected,
+    UnexpectedResponse,
+    detect_era,
+)
+from ._http_headers import (
+    MAX_SAFE_INTEGER,
+    HeaderParam,
+    Headers,
+    HeaderValueError,
+    InvalidToolHeaders,
+    decode_header_value,
+    encode_header_value,
+    header_params,
+    header_value_matches,
+    param_header_text,
+    tool_header_problem,
+)
+from ._http_server import (
+    DEFAULT_ALLOWED_HOSTS,
+    DEFAULT_MAX_BODY_SIZE,
+    HTTPServer,
+    Reply,
+    ResponseData,
+    ResponseEnd,
+    ResponsePart,
+    ResponseStart,
+    ServerExchange,
+)
+from ._sse import KEEPALIVE, SSEEvent, SSEParser, sse_event, sse_message
+
+if TYPE_CHECKING:
+    from ._http_h11 import HTTPClientConnection, HTTPServerConnection
+
+_H11_NAMES = frozenset({"HTTPClientConnection", "HTTPServerConnection"})
+
+
+def __getattr__(name: str) -> Any:
+    """The h11 connections, imported on first use: the rest of the binding needs no h11."""
+    if name in _H11_NAMES:
+        from . import _http_h11
+
+        return getattr(_http_h11, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "ACCEPT",
+    "DEFAULT_ALLOWED_HOSTS",
+    "DEFAULT_MAX_BODY_SIZE",
+    "KEEPALIVE",
+    "MAX_SAFE_INTEGER",
+    "WELL_KNOWN_PRM",
+    "AuthChallenge",
+    "AuthenticationRequired",
+    "Challenge",
+    "ClientExchange",
+    "Era",
+    "HTTPClient",
+    "HTTPClientConnection",
+    "HTTPPost",
+    "HTTPServer",
+    "HTTPServerConnection",
+    "HeaderParam",
+    "HeaderValueError",
+    "Headers",
+    "InvalidToolHeaders",
+    "ProtectedResource",
+    "Reply",
+    "RequestLost",
+    "ResponseData",
+    "ResponseEnd",
+    "ResponsePart",
+    "ResponseStart",
+    "SSEEvent",
+    "SSEParser",
+    "ServerExchange",
+    "ToolRejected",
+    "UnexpectedResponse",
+    "bearer_token",
+    "decode_header_value",
+    "detect_era",
+    "encode_header_value",
+    "header_params",
+    "header_value_matches",
+    "param_header_text",
+    "parse_www_authenticate",
+    "sse_event",
+    "sse_message",
+    "tool_header_problem",
+]
