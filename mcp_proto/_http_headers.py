@@ -10,8 +10,8 @@
   for a malformed sentinel (bad Base64, not UTF-8, ``=?base64?=``) or a raw
   value with characters a client must have encoded.  The sentinel markers are
   case-sensitive: ``=?BASE64?...?=`` is a plain value.  Base64 is the standard
-  alphabet (RFC 4648 section 4); missing ``=`` padding is tolerated on input,
-  always written on output.
+  alphabet (RFC 4648 section 4) with its padding, written and required (the
+  official conformance suite refuses a value without it).
 * ``x-mcp-header`` annotations (HTTP-23..27): :func:`header_params` lists the
   annotated properties of a tool's ``inputSchema`` or raises
   :class:`InvalidToolHeaders` naming the broken rule; :func:`param_header_text`
@@ -154,10 +154,11 @@ def decode_header_value(raw: str) -> str:
             raise HeaderValueError("the value has characters a client must Base64-encode")
         return value
     payload = value[len(BASE64_PREFIX) : -len(BASE64_SUFFIX)]
-    if len(value) < len(BASE64_PREFIX) + len(BASE64_SUFFIX) or not _B64.match(payload):
+    short = len(value) < len(BASE64_PREFIX) + len(BASE64_SUFFIX)
+    if short or len(payload) % 4 or not _B64.match(payload):  # padding is required (RFC 4648)
         raise HeaderValueError("malformed =?base64?...?= value")
     try:
-        data = base64.b64decode(payload + "=" * (-len(payload) % 4), validate=True)
+        data = base64.b64decode(payload, validate=True)
         return data.decode("utf-8")
     except (binascii.Error, UnicodeDecodeError):
         raise HeaderValueError("malformed =?base64?...?= value") from None

@@ -85,8 +85,10 @@ def test_edge86_88_malformed_values(raw: str) -> None:
         decode_header_value(raw)
 
 
-def test_http30_decoding_tolerates_missing_padding_and_whitespace() -> None:
-    assert decode_header_value("  =?base64?SGk?=\t") == "Hi"
+def test_http30_decoding_needs_padding_and_tolerates_whitespace() -> None:
+    assert decode_header_value("  =?base64?SGk=?=\t") == "Hi"
+    with pytest.raises(HeaderValueError):
+        decode_header_value("=?base64?SGVsbG8?=")  # "Hello" without its "=" (conformance)
     assert decode_header_value("=?base64??=") == ""
     assert decode_header_value("  plain  ") == "plain"
 

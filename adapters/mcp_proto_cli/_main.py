@@ -113,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write("\n".join(demo()) + "\n")
         return 0
     if args.command == "serve-example":
-        everything.serve_stdio(args.adapter)
+        everything.run(args)
         return 0
     try:
         return call(args) if args.command == "call" else probe(args)

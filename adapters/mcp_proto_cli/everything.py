@@ -1,6 +1,6 @@
 """The "everything" server: every fixture the official conformance server suite expects.
 
-    python -m mcp_proto_cli.everything --stdio [--adapter trio|asyncio|sync]
+    python -m mcp_proto_cli.everything --stdio|--http HOST:PORT [--adapter trio|asyncio|sync]
     mcp-proto serve-example --stdio [--adapter ...]     # the same
 
 Tools, resources, a template, prompts, completion, listen (the core's default
@@ -8,8 +8,9 @@ acknowledgement), change notifications, and the MRTR fixtures with HMAC-sealed
 ``requestState`` (``mcp_proto.RequestStateSealer``).  The handlers are written
 once, as coroutines that await only the context's own methods; the blocking
 adapter runs them to completion without an event loop (``run_sync``), so all
-three adapters behave the same.  Streamable HTTP serving (``--http``) arrives with
-the HTTP adapters.
+three adapters behave the same over stdio.  ``--http`` serves Streamable HTTP at
+``/mcp`` (the blocking adapter for now); ``tools/conformance.sh`` runs the official
+conformance server suite against it.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
-from mcp_proto import RequestStateError, RequestStateSealer, require_client_capabilities
+from mcp_proto import RequestStateError, RequestStateSealer, require_client_capabilities, structure
 from mcp_proto import types as t
 from mcp_proto._app import McpError
 
@@ -431,16 +432,50 @@ def serve_stdio(adapter: str) -> None:
         trio.run(mcp_proto_trio.Server(HANDLERS, **OPTIONS).serve_stdio)
 
 
+def tool_lookup(name: str) -> t.Tool | None:
+    """The tool definitions by name, for checking ``Mcp-Param-*`` headers (HTTP)."""
+    for found in (*TOOLS, *EXTRA_TOOLS):
+        if found["name"] == name:
+            return structure(found, t.Tool)
+    return None
+
+
+def _ready(at: tuple[str, int]) -> None:
+    print(f"serving http://{at[0]}:{at[1]}/mcp", flush=True)
+
+
+def serve_http(adapter: str, address: str) -> None:
+    """Serve Streamable HTTP at ``http://HOST:PORT/mcp`` (port 0: any free port)."""
+    host, _, port = address.rpartition(":")
+    where = (host or "127.0.0.1", int(port))
+    if adapter == "sync":
+        import mcp_proto_sync
+
+        handlers = {method: run_sync(fn) for method, fn in HANDLERS.items()}
+        server = mcp_proto_sync.Server(handlers, **OPTIONS)
+        server.serve_http(*where, ready=_ready, tools=tool_lookup)
+    else:
+        raise SystemExit(f"--http on the {adapter} adapter is not available yet; use sync")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--stdio", action="store_true", required=True, help="serve stdin/stdout")
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--stdio", action="store_true", help="serve stdin/stdout")
+    where.add_argument("--http", metavar="HOST:PORT", help="serve Streamable HTTP at /mcp")
     parser.add_argument("--adapter", choices=("trio", "asyncio", "sync"), default="sync")
+
+
+def run(args: argparse.Namespace) -> None:
+    if args.http:
+        serve_http(args.adapter, args.http)
+    else:
+        serve_stdio(args.adapter)
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_arguments(parser)
-    args = parser.parse_args(argv)
-    serve_stdio(args.adapter)
+    run(parser.parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ class Context:
     :meth:`wait_cancelled`.
     """
 
-    def __init__(self, core: RequestContext, server: _Session) -> None:
+    def __init__(self, core: RequestContext, server: Any) -> None:
         self._core = core
         self._session = server
         self._done = threading.Event()
@@ -66,7 +66,7 @@ class Context:
 
     def notify_changed(self, method: str, params: Any = None) -> None:
         """A change notification, to every open subscription that asked for it."""
-        self._session.notify_changed(method, params)
+        self._session.server.notify_changed(method, params)
 
     input_required = staticmethod(RequestContext.input_required)
 
@@ -94,13 +94,15 @@ class Server:
         *,
         max_workers: int = 16,
         shutdown_grace: float = 5.0,
+        keepalive_interval: float = 15.0,
         **connection_options: Any,
     ) -> None:
         self.handlers = handlers if isinstance(handlers, Handlers) else Handlers(handlers)
         self.max_workers = max_workers
         self.shutdown_grace = shutdown_grace
+        self.keepalive_interval = keepalive_interval
         self.connection_options = connection_options
-        self._sessions: set[_Session] = set()
+        self._sessions: set[Any] = set()  # stdio sessions and HTTP links with an open listen
         self._lock = threading.Lock()
 
     def serve_stdio(self) -> None:
@@ -133,6 +135,26 @@ class Server:
             sessions = list(self._sessions)
         for session in sessions:
             session.notify_changed(method, params)
+
+    def serve_http(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        *,
+        ready: Callable[[tuple[str, int]], None] | None = None,
+        stop: threading.Event | None = None,
+        **http_options: Any,
+    ) -> None:
+        """Serve Streamable HTTP on ``host:port``; a thread per connection.
+
+        ``http_options`` go to :class:`mcp_proto.http.HTTPServer` (``endpoint``,
+        ``allowed_hosts``, ``tools``, ``auth``...).  ``ready`` is called with the
+        bound address once the socket listens (port 0 picks a free one).  Returns
+        once ``stop`` is set (connections already open finish on their own).
+        """
+        from ._http import serve_http
+
+        serve_http(self, host, port, ready=ready, stop=stop, http_options=http_options)
 
 
 def _read_some(rfile: BinaryIO) -> bytes:
@@ -208,25 +230,31 @@ class _Session:
         return bool(chunk)
 
     def _handle(self, ctx: Context) -> None:
-        request = ctx.request
         try:
-            outcome = self._outcome(ctx)
-            if not ctx.cancelled:  # nothing is sent for a cancelled request (STDIO-13)
-                self.emit(outcome)
-        except m.LocalProtocolError as e:  # the handler's answer broke a send rule
-            print(f"mcp-proto: handler for {request.method}: {e}", file=sys.stderr)
-            self.emit(internal_error(request))
+            run_handler(self.server, ctx, self.emit, self.conn.cache_hints)
         finally:
-            self.contexts.pop(request.id, None)
+            self.contexts.pop(ctx.request.id, None)
             with self.slot_freed:
                 self.slot_freed.notify_all()
 
-    def _outcome(self, ctx: Context) -> Any:
-        request = ctx.request
-        handler = self.server.handlers.find(request.method)
-        assert handler is not None
-        try:
-            value = handler(ctx, request.params)
-        except Exception as e:
-            return answer(request, error=e)
-        return answer(request, value, cache_hints=self.conn.cache_hints)
+
+def run_handler(
+    server: Server, ctx: Context, emit: Callable[[Any], None], cache_hints: tuple[int, str]
+) -> None:
+    """Run ``ctx``'s handler and send its answer, unless the request was cancelled meanwhile."""
+    request = ctx.request
+    handler = server.handlers.find(request.method)
+    assert handler is not None
+    try:
+        value = handler(ctx, request.params)
+    except Exception as e:
+        outcome: Any = answer(request, error=e)
+    else:
+        outcome = answer(request, value, cache_hints=cache_hints)
+    if ctx.cancelled:
+        return  # nothing is sent for a cancelled request (STDIO-13)
+    try:
+        emit(outcome)
+    except m.LocalProtocolError as e:  # the handler's answer broke a send rule
+        print(f"mcp-proto: handler for {request.method}: {e}", file=sys.stderr)
+        emit(internal_error(request))

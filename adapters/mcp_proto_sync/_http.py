@@ -1,0 +1,156 @@
+"""Streamable HTTP for the blocking server: a thread per TCP connection, h11 in the core.
+
+Each connection thread reads the socket and feeds :class:`mcp_proto.http.HTTPServerConnection`
+(one exchange per h11 cycle, keep-alive between them).  A request's handler runs on
+a pool thread while the connection thread keeps reading, so a client that closes
+the response is seen at once and cancels the handler (CANCEL-04, HTTP-SSE-5).  A
+listen with no handler is acknowledged and stays open on its connection, which
+sends a keep-alive comment when it has been quiet for ``keepalive_interval``
+seconds; change notifications reach it through :meth:`Server.notify_changed`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import sys
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import mcp_proto as m
+from mcp_proto import types as t
+from mcp_proto._app import RequestContext, default_answer
+from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
+
+from ._server import Context, Server, run_handler
+
+__all__ = ["serve_http"]
+
+_CHUNK = 65536
+KEEPALIVE_INTERVAL = 15.0
+
+
+def serve_http(
+    server: Server,
+    host: str,
+    port: int,
+    *,
+    ready: Callable[[tuple[str, int]], None] | None,
+    stop: threading.Event | None,
+    http_options: dict[str, Any],
+) -> None:
+    def connection() -> m.ServerConnection:
+        return m.ServerConnection(**server.connection_options)
+
+    http = HTTPServer(connection=connection, **http_options)
+    template = connection()
+    listener = socket.create_server((host, port))
+    with listener, ThreadPoolExecutor(server.max_workers, thread_name_prefix="mcp") as pool:
+        if ready is not None:
+            ready(listener.getsockname()[:2])
+        listener.settimeout(0.25)  # to notice ``stop``
+        while stop is None or not stop.is_set():
+            try:
+                sock, _ = listener.accept()
+            except TimeoutError:
+                continue
+            sock.settimeout(None)
+            link = _Link(server, http, template, sock, pool)
+            threading.Thread(target=link.run, name="mcp-http", daemon=True).start()
+
+
+class _Link:
+    """One TCP connection: its h11 state, its socket, the request it is running."""
+
+    def __init__(
+        self,
+        server: Server,
+        http: HTTPServer,
+        template: m.ServerConnection,
+        sock: socket.socket,
+        pool: ThreadPoolExecutor,
+    ) -> None:
+        self.server = server
+        self.conn = HTTPServerConnection(http)
+        self.template = template  # the configuration, for answers that need no handler
+        self.sock = sock
+        self.pool = pool
+        self.lock = threading.Lock()
+        self.ctx: Any = None
+
+    def emit(self, event: Any) -> None:
+        with self.lock:
+            data = self.conn.send(event)
+            if data:
+                self.sock.sendall(data)
+
+    def notify_changed(self, method: str, params: Any) -> None:
+        with contextlib.suppress(OSError):  # gone: the connection thread cleans up
+            self.emit(m.Notification(method=method, params=params or t.NotificationParams()))
+
+    def run(self) -> None:
+        self.sock.settimeout(self.server.keepalive_interval)
+        try:
+            while self._step():
+                pass
+        except OSError:
+            pass
+        finally:
+            self._end_listen()
+            if self.ctx is not None:
+                self.ctx._cancel()
+            self.sock.close()
+
+    def _step(self) -> bool:
+        with self.lock:
+            event = self.conn.next_event()
+        if event is m.NEED_DATA:
+            try:
+                data = self.sock.recv(_CHUNK)
+            except TimeoutError:
+                with self.lock:
+                    self.sock.sendall(self.conn.keepalive())  # b"" unless a stream is open
+                return True
+            with self.lock:
+                self.conn.receive_data(data)
+            return True
+        if isinstance(event, Reply):
+            self.emit(event)
+            return not self.conn.must_close
+        if isinstance(event, m.Request):
+            self._dispatch(event)
+        elif isinstance(event, m.Cancelled):  # the client closed the response (HTTP-SSE-5)
+            self._end_listen()
+            if self.ctx is not None:
+                self.ctx._cancel()
+        elif isinstance(event, m.ConnectionClosed):
+            return False
+        return True
+
+    def _dispatch(self, request: m.Request) -> None:
+        if self.server.handlers.find(request.method) is None:
+            self.emit(default_answer(self.template, request))
+            if request.method == "subscriptions/listen":
+                with self.server._lock:
+                    self.server._sessions.add(self)  # reached by notify_changed from now on
+            return
+
+        self.ctx = Context(RequestContext(request), self)
+        self.pool.submit(self._handle, self.ctx)
+
+    def _handle(self, ctx: Any) -> None:
+        try:
+            run_handler(self.server, ctx, self.emit, self.template.cache_hints)
+        except OSError:
+            pass  # the client went away while we answered
+        except Exception as e:
+            print(f"mcp-proto: {ctx.request.method}: {e!r}", file=sys.stderr)
+        finally:
+            if self.ctx is ctx:
+                self.ctx = None
+
+    def _end_listen(self) -> None:
+        with self.server._lock:
+            self.server._sessions.discard(self)

@@ -1,0 +1,159 @@
+"""The blocking adapter's Streamable HTTP server on 127.0.0.1, driven by the stdlib's http.client.
+
+Keep-alive, JSON and SSE responses, 405 for GET, a listen that receives a change
+notification triggered from another connection, and a client that disconnects mid-request
+cancelling its handler.  The server stops at the end of each test (bounded waits).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import mcp_proto_sync
+from mcp_proto_cli import everything
+
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+CANCELLED = threading.Event()
+
+
+def slow(ctx: mcp_proto_sync.Context, params: Any) -> Any:
+    if ctx.wait_cancelled(10):
+        CANCELLED.set()
+    return {"content": []}
+
+
+@pytest.fixture
+def address() -> Iterator[tuple[str, int]]:
+    handlers: dict[str, Any] = {m: everything.run_sync(f) for m, f in everything.HANDLERS.items()}
+    handlers["prompts/get"] = slow  # a handler that waits for its cancellation
+    server = mcp_proto_sync.Server(handlers, keepalive_interval=0.5, **everything.OPTIONS)
+    bound: list[tuple[str, int]] = []
+    up, stop = threading.Event(), threading.Event()
+
+    def ready(at: tuple[str, int]) -> None:
+        bound.append(at)
+        up.set()
+
+    thread = threading.Thread(
+        target=server.serve_http, args=("127.0.0.1", 0), kwargs={"ready": ready, "stop": stop}
+    )
+    thread.start()
+    assert up.wait(10)
+    yield bound[0]
+    stop.set()
+    thread.join(10)
+
+
+def post(method: str, params: dict[str, Any], id: int = 1) -> tuple[bytes, dict[str, str]]:
+    body = {"jsonrpc": "2.0", "id": id, "method": method, "params": {**params, "_meta": META}}
+    headers = {
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": method,
+    }
+    if "name" in params:
+        headers["mcp-name"] = params["name"]
+    return json.dumps(body).encode(), headers
+
+
+def raw_post(method: str, params: dict[str, Any]) -> bytes:
+    body, headers = post(method, params)
+    head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+    start = f"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: {len(body)}\r\n"
+    return (start + head + "\r\n").encode() + body
+
+
+def call(
+    conn: http.client.HTTPConnection, method: str, params: dict[str, Any], id: int = 1
+) -> Any:
+    body, headers = post(method, params, id)
+    conn.request("POST", "/mcp", body, headers)
+    return conn.getresponse()
+
+
+def sse_messages(raw: bytes) -> list[Any]:
+    return [json.loads(line[5:]) for line in raw.split(b"\n") if line.startswith(b"data:")]
+
+
+def test_keep_alive_json_and_sse(address: tuple[str, int]) -> None:
+    conn = http.client.HTTPConnection(*address, timeout=10)
+    first = call(conn, "server/discover", {})
+    assert first.status == 200 and first.getheader("content-type") == "application/json"
+    assert json.loads(first.read())["result"]["supportedVersions"] == ["2026-07-28"]
+    meta = {**META, "progressToken": "p"}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "test_tool_with_progress", "_meta": meta},
+    }
+    _, headers = post("tools/call", {"name": "test_tool_with_progress"})
+    conn.request("POST", "/mcp", json.dumps(body).encode(), headers)  # same TCP connection
+    second = conn.getresponse()
+    assert second.getheader("content-type") == "text/event-stream"
+    messages = sse_messages(second.read())
+    assert [m.get("method") for m in messages[:3]] == ["notifications/progress"] * 3
+    assert messages[-1]["result"]["content"][0]["text"] == "Progress test completed"
+    conn.close()
+
+
+def test_http44_get_is_405(address: tuple[str, int]) -> None:
+    conn = http.client.HTTPConnection(*address, timeout=10)
+    conn.request("GET", "/mcp")
+    response = conn.getresponse()
+    assert response.status == 405 and response.getheader("allow") == "POST"
+    conn.close()
+
+
+def read_event(sock: socket.socket, buffered: bytearray) -> Any:
+    while b"\n\n" not in buffered:
+        chunk = sock.recv(65536)
+        assert chunk, "the stream ended"
+        buffered += chunk
+    frame, _, rest = bytes(buffered).partition(b"\n\n")
+    buffered[:] = rest
+    if frame.startswith(b":"):
+        return None  # a keep-alive comment
+    return sse_messages(frame)[0]
+
+
+def test_listen_gets_a_change_from_another_connection(address: tuple[str, int]) -> None:
+    listener = socket.create_connection(address, timeout=10)
+    listener.sendall(
+        raw_post("subscriptions/listen", {"notifications": {"toolsListChanged": True}})
+    )
+    buffered = bytearray()
+    while b"\r\n\r\n" not in buffered:
+        buffered += listener.recv(65536)
+    status, _, rest = bytes(buffered).partition(b"\r\n\r\n")
+    assert b" 200 " in status and b"text/event-stream" in status
+    buffered[:] = rest
+    ack = read_event(listener, buffered)
+    assert ack["method"] == "notifications/subscriptions/acknowledged"
+    other = http.client.HTTPConnection(*address, timeout=10)
+    assert call(other, "tools/call", {"name": "test_trigger_tool_change"}, id=9).status == 200
+    while (note := read_event(listener, buffered)) is None:
+        pass  # keep-alive comments while waiting (keepalive_interval=0.5)
+    assert note["method"] == "notifications/tools/list_changed"
+    assert note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == 1
+    listener.close()
+    other.close()
+
+
+def test_cancel04_closing_the_connection_cancels_the_handler(address: tuple[str, int]) -> None:
+    CANCELLED.clear()
+    sock = socket.create_connection(address, timeout=10)
+    sock.sendall(raw_post("prompts/get", {"name": "anything"}))
+    sock.close()  # before any answer: the request is cancelled (HTTP-SSE-5)
+    assert CANCELLED.wait(5)

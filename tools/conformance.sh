@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The official conformance server suite against the everything example over Streamable HTTP.
+#   tools/conformance.sh [ADAPTER [PORT]]      (ADAPTER: sync; asyncio and trio once they serve HTTP)
+# Starts the server on 127.0.0.1, runs ../shared/conformance/run-server.sh, stops the server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+adapter="${1:-sync}"
+port="${2:-3917}"
+log="$(mktemp)"
+uv run python -m mcp_proto_cli serve-example --http "127.0.0.1:$port" --adapter "$adapter" >"$log" 2>&1 &
+pid=$!
+trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -f "$log"' EXIT
+if ! ../shared/conformance/run-server.sh "http://127.0.0.1:$port/mcp"; then
+  echo "conformance failed against the $adapter adapter; server log:" >&2
+  cat "$log" >&2
+  exit 1
+fi
