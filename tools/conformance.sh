@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The official conformance server suite against the everything example over Streamable HTTP.
-#   tools/conformance.sh [ADAPTER [PORT]]      (ADAPTER: sync; asyncio and trio once they serve HTTP)
+#   tools/conformance.sh [ADAPTER [PORT]]      (ADAPTER: sync, asyncio or trio)
 # Starts the server on 127.0.0.1, runs ../shared/conformance/run-server.sh, stops the server.
 set -euo pipefail
 cd "$(dirname "$0")/.."

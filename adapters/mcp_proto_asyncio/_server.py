@@ -30,7 +30,7 @@ class Context:
     nothing otherwise.  Cancellation arrives as ``asyncio.CancelledError``.
     """
 
-    def __init__(self, core: RequestContext, session: _Session) -> None:
+    def __init__(self, core: RequestContext, session: Any) -> None:
         self._core = core
         self._session = session
 
@@ -79,13 +79,15 @@ class Server:
         *,
         max_concurrency: int = 64,
         shutdown_grace: float = 5.0,
+        keepalive_interval: float = 15.0,
         **connection_options: Any,
     ) -> None:
         self.handlers = handlers if isinstance(handlers, Handlers) else Handlers(handlers)
         self.max_concurrency = max_concurrency
         self.shutdown_grace = shutdown_grace
+        self.keepalive_interval = keepalive_interval
         self.connection_options = connection_options
-        self._sessions: set[_Session] = set()
+        self._sessions: set[Any] = set()  # stdio sessions and HTTP links with an open listen
 
     async def serve_stdio(self) -> None:
         """Serve the process's stdin and stdout until stdin ends (STDIO-15).
@@ -116,6 +118,23 @@ class Server:
             await session.run(reader)
         finally:
             self._sessions.discard(session)
+
+    async def serve_http(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        *,
+        ready: Callable[[tuple[str, int]], None] | None = None,
+        **http_options: Any,
+    ) -> None:
+        """Serve Streamable HTTP on ``host:port`` until cancelled; a task per connection.
+
+        ``http_options`` go to :class:`mcp_proto.http.HTTPServer`; ``ready`` gets
+        the bound address once the socket listens (port 0 picks a free one).
+        """
+        from ._http import serve_http
+
+        await serve_http(self, host, port, ready=ready, http_options=http_options)
 
     async def notify_changed(self, method: str, params: Any = None) -> None:
         """Fan a change notification out to every matching subscription of every stream."""
@@ -184,25 +203,35 @@ class _Session:
                 await self.emit(event)
 
     async def _handle(self, ctx: Context) -> None:
-        request = ctx.request
-        handler = self.server.handlers.find(request.method)
-        assert handler is not None
         try:
             async with self.slots:
-                try:
-                    value = await handler(ctx, request.params)
-                except asyncio.CancelledError:
-                    ctx._core.cancelled = True  # nothing is sent for it (STDIO-13)
-                    raise
-                except Exception as e:
-                    outcome: Any = answer(request, error=e)
-                else:
-                    outcome = answer(request, value, cache_hints=self.conn.cache_hints)
-            try:
-                await self.emit(outcome)
-            except m.LocalProtocolError as e:  # the handler's answer broke a send rule
-                print(f"mcp-proto: handler for {request.method}: {e}", file=sys.stderr)
-                await self.emit(internal_error(request))
+                await run_handler(self.server, ctx, self.emit, self.conn.cache_hints)
         finally:
-            self.tasks.pop(request.id, None)
+            self.tasks.pop(ctx.request.id, None)
             self.slot_freed.set()
+
+
+async def run_handler(
+    server: Server,
+    ctx: Context,
+    emit: Callable[[Any], Awaitable[None]],
+    cache_hints: tuple[int, str],
+) -> None:
+    """Run ``ctx``'s handler and send its answer; a cancelled handler sends nothing."""
+    request = ctx.request
+    handler = server.handlers.find(request.method)
+    assert handler is not None
+    try:
+        value = await handler(ctx, request.params)
+    except asyncio.CancelledError:
+        ctx._core.cancelled = True  # nothing is sent for it (STDIO-13)
+        raise
+    except Exception as e:
+        outcome: Any = answer(request, error=e)
+    else:
+        outcome = answer(request, value, cache_hints=cache_hints)
+    try:
+        await emit(outcome)
+    except m.LocalProtocolError as e:  # the handler's answer broke a send rule
+        print(f"mcp-proto: handler for {request.method}: {e}", file=sys.stderr)
+        await emit(internal_error(request))

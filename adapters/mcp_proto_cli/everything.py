@@ -9,7 +9,7 @@ acknowledgement), change notifications, and the MRTR fixtures with HMAC-sealed
 once, as coroutines that await only the context's own methods; the blocking
 adapter runs them to completion without an event loop (``run_sync``), so all
 three adapters behave the same over stdio.  ``--http`` serves Streamable HTTP at
-``/mcp`` (the blocking adapter for now); ``tools/conformance.sh`` runs the official
+``/mcp`` on any of them; ``tools/conformance.sh ADAPTER`` runs the official
 conformance server suite against it.
 """
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import functools
 import inspect
 import secrets
 import time
@@ -454,8 +455,26 @@ def serve_http(adapter: str, address: str) -> None:
         handlers = {method: run_sync(fn) for method, fn in HANDLERS.items()}
         server = mcp_proto_sync.Server(handlers, **OPTIONS)
         server.serve_http(*where, ready=_ready, tools=tool_lookup)
+    elif adapter == "asyncio":
+        import asyncio
+
+        import mcp_proto_asyncio
+
+        server_a = mcp_proto_asyncio.Server(HANDLERS, **OPTIONS)
+        asyncio.run(server_a.serve_http(*where, ready=_ready, tools=tool_lookup))
     else:
-        raise SystemExit(f"--http on the {adapter} adapter is not available yet; use sync")
+        import trio
+
+        import mcp_proto_trio
+
+        server_t = mcp_proto_trio.Server(HANDLERS, **OPTIONS)
+
+        async def main() -> None:
+            async with trio.open_nursery() as nursery:
+                serve = functools.partial(server_t.serve_http, *where, tools=tool_lookup)
+                _ready(await nursery.start(serve))
+
+        trio.run(main)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -1,4 +1,4 @@
-"""The blocking adapter's Streamable HTTP server on 127.0.0.1, driven by the stdlib's http.client.
+"""Each adapter's Streamable HTTP server on 127.0.0.1, driven by the stdlib's http.client.
 
 Keep-alive, JSON and SSE responses, 405 for GET, a listen that receives a change
 notification triggered from another connection, and a client that disconnects mid-request
@@ -7,16 +7,21 @@ cancelling its handler.  The server stops at the end of each test (bounded waits
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import http.client
 import json
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+import trio
 
+import mcp_proto_asyncio
 import mcp_proto_sync
+import mcp_proto_trio
 from mcp_proto_cli import everything
 
 META = {
@@ -32,26 +37,88 @@ def slow(ctx: mcp_proto_sync.Context, params: Any) -> Any:
     return {"content": []}
 
 
-@pytest.fixture
-def address() -> Iterator[tuple[str, int]]:
+def async_slow(adapter: str) -> Any:
+    async def slow(ctx: Any, params: Any) -> Any:
+        try:
+            await (trio.sleep(10) if adapter == "trio" else asyncio.sleep(10))
+        except BaseException:
+            CANCELLED.set()
+            raise
+        return {"content": []}
+
+    return slow
+
+
+def start_sync(ready: Callable[[tuple[str, int]], None]) -> Callable[[], None]:
     handlers: dict[str, Any] = {m: everything.run_sync(f) for m, f in everything.HANDLERS.items()}
     handlers["prompts/get"] = slow  # a handler that waits for its cancellation
     server = mcp_proto_sync.Server(handlers, keepalive_interval=0.5, **everything.OPTIONS)
+    stop = threading.Event()
+    thread = threading.Thread(
+        target=server.serve_http, args=("127.0.0.1", 0), kwargs={"ready": ready, "stop": stop}
+    )
+    thread.start()
+    return lambda: (stop.set(), thread.join(10))  # type: ignore[func-returns-value]
+
+
+def start_asyncio(ready: Callable[[tuple[str, int]], None]) -> Callable[[], None]:
+    handlers = {**everything.HANDLERS, "prompts/get": async_slow("asyncio")}
+    server = mcp_proto_asyncio.Server(handlers, keepalive_interval=0.5, **everything.OPTIONS)
+    started: list[tuple[asyncio.AbstractEventLoop, asyncio.Task[None]]] = []
+
+    async def main() -> None:
+        task = asyncio.create_task(server.serve_http("127.0.0.1", 0, ready=ready))
+        started.append((asyncio.get_running_loop(), task))
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    thread = threading.Thread(target=asyncio.run, args=(main(),))
+    thread.start()
+
+    def stop() -> None:
+        loop, task = started[0]
+        loop.call_soon_threadsafe(task.cancel)
+        thread.join(10)
+
+    return stop
+
+
+def start_trio(ready: Callable[[tuple[str, int]], None]) -> Callable[[], None]:
+    handlers = {**everything.HANDLERS, "prompts/get": async_slow("trio")}
+    server = mcp_proto_trio.Server(handlers, keepalive_interval=0.5, **everything.OPTIONS)
+    scope: list[Any] = []
+
+    async def main() -> None:
+        with trio.CancelScope() as cancel:
+            scope.append((cancel, trio.lowlevel.current_trio_token()))
+            async with trio.open_nursery() as nursery:
+                ready(await nursery.start(server.serve_http, "127.0.0.1", 0))
+
+    thread = threading.Thread(target=trio.run, args=(main,))
+    thread.start()
+
+    def stop() -> None:
+        cancel, token = scope[0]
+        trio.from_thread.run_sync(cancel.cancel, trio_token=token)
+        thread.join(10)
+
+    return stop
+
+
+@pytest.fixture(params=["sync", "asyncio", "trio"])
+def address(request: pytest.FixtureRequest) -> Iterator[tuple[str, int]]:
     bound: list[tuple[str, int]] = []
-    up, stop = threading.Event(), threading.Event()
+    up = threading.Event()
 
     def ready(at: tuple[str, int]) -> None:
         bound.append(at)
         up.set()
 
-    thread = threading.Thread(
-        target=server.serve_http, args=("127.0.0.1", 0), kwargs={"ready": ready, "stop": stop}
-    )
-    thread.start()
+    start = {"sync": start_sync, "asyncio": start_asyncio, "trio": start_trio}[request.param]
+    stop = start(ready)
     assert up.wait(10)
     yield bound[0]
-    stop.set()
-    thread.join(10)
+    stop()
 
 
 def post(method: str, params: dict[str, Any], id: int = 1) -> tuple[bytes, dict[str, str]]:

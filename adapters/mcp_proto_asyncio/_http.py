@@ -1,0 +1,129 @@
+"""Streamable HTTP for the asyncio server: a task per TCP connection, h11 in the core.
+
+Each connection's task reads the socket and feeds :class:`mcp_proto.http.HTTPServerConnection`
+(one exchange per h11 cycle, keep-alive between them).  A request's handler runs in
+its own task while the connection keeps reading, so a client that closes the
+response is seen at once and cancels the handler (CANCEL-04, HTTP-SSE-5).  A listen
+with no handler is acknowledged and stays open on its connection, which sends a
+keep-alive comment when it has been quiet for ``keepalive_interval`` seconds;
+change notifications reach it through :meth:`Server.notify_changed`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+import mcp_proto as m
+from mcp_proto._app import RequestContext, default_answer
+from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
+
+from ._server import Context, Server, run_handler
+
+__all__ = ["serve_http"]
+
+_CHUNK = 65536
+
+
+async def serve_http(
+    server: Server,
+    host: str,
+    port: int,
+    *,
+    ready: Callable[[tuple[str, int]], None] | None,
+    http_options: dict[str, Any],
+) -> None:
+    def connection() -> m.ServerConnection:
+        return m.ServerConnection(**server.connection_options)
+
+    http = HTTPServer(connection=connection, **http_options)
+    template = connection()
+
+    async def accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await _Link(server, http, template, reader, writer).run()
+
+    listener = await asyncio.start_server(accept, host, port)
+    async with listener:
+        if ready is not None:
+            ready(listener.sockets[0].getsockname()[:2])
+        await listener.serve_forever()
+
+
+class _Link:
+    """One TCP connection: its h11 state, its streams, the request it is running."""
+
+    def __init__(
+        self,
+        server: Server,
+        http: HTTPServer,
+        template: m.ServerConnection,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+    ) -> None:
+        self.server = server
+        self.conn = HTTPServerConnection(http)
+        self.template = template  # the configuration, for answers that need no handler
+        self.reader = reader
+        self.writer = writer
+        self.task: asyncio.Task[None] | None = None
+
+    async def emit(self, event: Any) -> None:
+        data = self.conn.send(event)
+        if data:
+            self.writer.write(data)
+            await self.writer.drain()
+
+    async def run(self) -> None:
+        try:
+            while await self._step():
+                pass
+        except OSError:
+            pass  # the client went away
+        finally:
+            self.server._sessions.discard(self)
+            if self.task is not None:
+                self.task.cancel()
+            self.writer.close()
+
+    async def _step(self) -> bool:
+        event = self.conn.next_event()
+        if event is m.NEED_DATA:
+            try:
+                read = self.reader.read(_CHUNK)
+                data = await asyncio.wait_for(read, self.server.keepalive_interval)
+            except TimeoutError:
+                keepalive = self.conn.keepalive()  # b"" unless a stream is open
+                if keepalive:
+                    self.writer.write(keepalive)
+                    await self.writer.drain()
+                return True
+            self.conn.receive_data(data)
+            return True
+        if isinstance(event, Reply):
+            await self.emit(event)
+            return not self.conn.must_close
+        if isinstance(event, m.Request):
+            await self._dispatch(event)
+        elif isinstance(event, m.Cancelled):  # the client closed the response (HTTP-SSE-5)
+            self.server._sessions.discard(self)
+            if self.task is not None:
+                self.task.cancel()
+        elif isinstance(event, m.ConnectionClosed):
+            return False
+        return True
+
+    async def _dispatch(self, request: m.Request) -> None:
+        if self.server.handlers.find(request.method) is None:
+            await self.emit(default_answer(self.template, request))
+            if request.method == "subscriptions/listen":
+                self.server._sessions.add(self)  # reached by notify_changed from now on
+            return
+        ctx = Context(RequestContext(request), self)
+        self.task = asyncio.get_running_loop().create_task(self._handle(ctx))
+
+    async def _handle(self, ctx: Context) -> None:
+        with contextlib.suppress(OSError):  # the client went away while we answered
+            await run_handler(self.server, ctx, self.emit, self.template.cache_hints)
+        self.task = None

@@ -1,0 +1,129 @@
+"""Streamable HTTP for the trio server: a task per TCP connection, h11 in the core.
+
+Each connection's task reads the stream and feeds :class:`mcp_proto.http.HTTPServerConnection`
+(one exchange per h11 cycle, keep-alive between them).  A request's handler runs in
+its own task, in the connection's nursery, while the connection keeps reading, so a
+client that closes the response is seen at once and cancels the handler's scope
+(CANCEL-04, HTTP-SSE-5).  A listen with no handler is acknowledged and stays open on
+its connection, which sends a keep-alive comment when it has been quiet for
+``keepalive_interval`` seconds; change notifications reach it through
+:meth:`Server.notify_changed`.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import trio
+
+import mcp_proto as m
+from mcp_proto._app import RequestContext, default_answer
+from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
+
+from ._server import Context, Server, run_handler
+
+__all__ = ["serve_http"]
+
+_CHUNK = 65536
+
+
+async def serve_http(
+    server: Server,
+    host: str,
+    port: int,
+    *,
+    task_status: trio.TaskStatus[tuple[str, int]],
+    http_options: dict[str, Any],
+) -> None:
+    def connection() -> m.ServerConnection:
+        return m.ServerConnection(**server.connection_options)
+
+    http = HTTPServer(connection=connection, **http_options)
+    template = connection()
+
+    async def accept(stream: trio.SocketStream) -> None:
+        await _Link(server, http, template, stream).run()
+
+    async with trio.open_nursery() as nursery:
+        listeners = await nursery.start(partial(trio.serve_tcp, accept, port, host=host))
+        task_status.started(listeners[0].socket.getsockname()[:2])
+
+
+class _Link:
+    """One TCP connection: its h11 state, its stream, the request it is running."""
+
+    def __init__(
+        self, server: Server, http: HTTPServer, template: m.ServerConnection, stream: Any
+    ) -> None:
+        self.server = server
+        self.conn = HTTPServerConnection(http)
+        self.template = template  # the configuration, for answers that need no handler
+        self.stream = stream
+        self.send_lock = trio.Lock()  # one send_all at a time on a trio stream
+        self.ctx: Context | None = None
+
+    async def emit(self, event: Any) -> None:
+        data = self.conn.send(event)
+        if data:
+            async with self.send_lock:
+                await self.stream.send_all(data)
+
+    async def run(self) -> None:
+        try:
+            async with trio.open_nursery() as nursery:
+                try:
+                    while await self._step(nursery):
+                        pass
+                finally:
+                    nursery.cancel_scope.cancel()
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass  # the client went away
+        finally:
+            self.server._sessions.discard(self)
+            await self.stream.aclose()
+
+    async def _step(self, nursery: trio.Nursery) -> bool:
+        event = self.conn.next_event()
+        if event is m.NEED_DATA:
+            data = b""
+            with trio.move_on_after(self.server.keepalive_interval) as quiet:
+                data = await self.stream.receive_some(_CHUNK)
+            if quiet.cancelled_caught:
+                keepalive = self.conn.keepalive()  # b"" unless a stream is open
+                if keepalive:
+                    async with self.send_lock:
+                        await self.stream.send_all(keepalive)
+                return True
+            self.conn.receive_data(bytes(data))
+            return True
+        if isinstance(event, Reply):
+            await self.emit(event)
+            return not self.conn.must_close
+        if isinstance(event, m.Request):
+            await self._dispatch(event, nursery)
+        elif isinstance(event, m.Cancelled):  # the client closed the response (HTTP-SSE-5)
+            self.server._sessions.discard(self)
+            if self.ctx is not None:
+                self.ctx._cancel()
+        elif isinstance(event, m.ConnectionClosed):
+            return False
+        return True
+
+    async def _dispatch(self, request: m.Request, nursery: trio.Nursery) -> None:
+        if self.server.handlers.find(request.method) is None:
+            await self.emit(default_answer(self.template, request))
+            if request.method == "subscriptions/listen":
+                self.server._sessions.add(self)  # reached by notify_changed from now on
+            return
+        self.ctx = Context(RequestContext(request), self)
+        nursery.start_soon(self._handle, self.ctx)
+
+    async def _handle(self, ctx: Context) -> None:
+        try:
+            await run_handler(self.server, ctx, self.emit, self.template.cache_hints)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass  # the client went away while we answered
+        finally:
+            if self.ctx is ctx:
+                self.ctx = None
