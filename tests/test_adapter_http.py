@@ -22,6 +22,7 @@ import trio
 import mcp_proto_asyncio
 import mcp_proto_sync
 import mcp_proto_trio
+from mcp_proto import types as t
 from mcp_proto_cli import everything
 
 META = {
@@ -224,3 +225,27 @@ def test_cancel04_closing_the_connection_cancels_the_handler(address: tuple[str,
     sock.sendall(raw_post("prompts/get", {"name": "anything"}))
     sock.close()  # before any answer: the request is cancelled (HTTP-SSE-5)
     assert CANCELLED.wait(5)
+
+
+def test_blocking_http_client_against_each_server(address: tuple[str, int]) -> None:
+    caps = t.ClientCapabilities(elicitation=t.ClientCapabilitiesElicitation())
+    url = f"http://{address[0]}:{address[1]}/mcp"
+    seen: list[float] = []
+    with mcp_proto_sync.Client.http(url, capabilities=caps, timeout=10) as client:
+        assert client.discover().supported_versions == ["2026-07-28"]
+        assert "test_x_mcp_header" in {tool.name for tool in client.list_tools()}
+        done = client.call_tool("test_tool_with_progress", on_progress=lambda p: seen.append(1))
+        assert done.content[0].text == "Progress test completed" and len(seen) == 3
+        name = {"user_name": t.ElicitResult(action="accept", content={"name": "Ada"})}
+        asked = client.call_tool("test_input_required_result_elicitation", on_input=lambda e: name)
+        assert asked.content[0].text == "Hello, Ada!"
+        # Mcp-Param-Region carries the argument (base64 for non-ASCII); the server checks it.
+        region = client.call_tool("test_x_mcp_header", {"region": "Hello, 世界"})
+        assert region.content[0].text == "region: Hello, 世界"
+        with pytest.raises(mcp_proto_sync.McpError):
+            client.call_tool("no_such_tool")
+        CANCELLED.clear()
+        with pytest.raises(TimeoutError):  # closing the response cancels the handler (HTTP-12)
+            client.request("prompts/get", t.GetPromptRequestParams(name="x"), timeout=0.5)
+        assert CANCELLED.wait(5)
+        assert client.call_tool("test_simple_text").content  # the pool still serves

@@ -1,14 +1,25 @@
 """The blocking adapter for mcp_proto: stdlib only, no event loop.
 
 ``Server`` runs handlers (``fn(ctx, params) -> result``) on a bounded thread
-pool over stdio or any pipe pair; ``Client`` calls a server it spawns (or any
-pipe pair), one call at a time.
+pool over stdio, any pipe pair or Streamable HTTP; ``Client`` calls a server it
+spawns (or any pipe pair), and ``Client.http(url)`` an HTTP endpoint, one call at
+a time.
 """
 
 from mcp_proto._app import Handlers, McpError
 from mcp_proto._client_calls import InputRequiredError
 
 from ._client import Client
+from ._http_client import HTTPClientSession
 from ._server import Context, Handler, Server
 
-__all__ = ["Client", "Context", "Handler", "Handlers", "InputRequiredError", "McpError", "Server"]
+__all__ = [
+    "Client",
+    "Context",
+    "HTTPClientSession",
+    "Handler",
+    "Handlers",
+    "InputRequiredError",
+    "McpError",
+    "Server",
+]

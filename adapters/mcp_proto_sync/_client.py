@@ -14,10 +14,14 @@ import selectors
 import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import mcp_proto as m
 from mcp_proto import types as t
+
+if TYPE_CHECKING:
+    from ._http_client import HTTPClientSession
+
 from mcp_proto._client_calls import ProbeOutcome, build_request, outcome_of, probe_outcome
 
 __all__ = ["Client"]
@@ -27,7 +31,98 @@ InputHandler = Callable[[m.InputRequired], Mapping[str, Any]]
 ProgressHandler = Callable[[t.ProgressNotificationParams], None]
 
 
-class Client:
+class _Calls:
+    """The calls every blocking client offers, over three primitives of its transport.
+
+    ``_send`` writes a request, ``_await_end`` waits for the event that ends it
+    (``None`` at the deadline), ``_cancel`` cancels it; ``conn`` is the
+    :class:`mcp_proto.ClientConnection`.
+    """
+
+    conn: m.ClientConnection
+    timeout: float | None
+
+    def _send(self, request: m.Request) -> None:
+        raise NotImplementedError
+
+    def _await_end(
+        self, id: t.RequestId, deadline: float | None, on_progress: ProgressHandler | None
+    ) -> Any:
+        raise NotImplementedError
+
+    def _cancel(self, id: t.RequestId, reason: str) -> None:
+        raise NotImplementedError
+
+    # -- calls --------------------------------------------------------------
+
+    def request(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressHandler | None = None,
+        on_input: InputHandler | None = None,
+    ) -> Any:
+        """Send one request and return its result object, following MRTR rounds.
+
+        ``params`` is the method's params object or a plain dict.  With
+        ``on_progress`` the request asks for progress and the callback sees
+        each notification.  ``on_input`` answers ``input_required`` rounds
+        (it gets the :class:`mcp_proto.InputRequired` event and returns the
+        ``inputResponses``); without it such a round raises :class:`McpError`.
+        """
+        limit = self.timeout if timeout is None else timeout
+        deadline = None if limit is None else time.monotonic() + limit
+        request = build_request(self.conn, method, params, progress=on_progress is not None)
+        self._send(request)
+        while True:
+            event = self._await_end(request.id, deadline, on_progress)
+            if event is None:
+                self._cancel(request.id, "timed out")
+                raise TimeoutError(f"{method} got no answer within {limit} s")
+            if isinstance(event, m.InputRequired) and on_input is not None:
+                retry = event.retry(id=self.conn.next_id(), input_responses=on_input(event))
+                self._send(retry)
+                request = retry
+                continue
+            return outcome_of(event)
+
+    def probe(self, timeout: float = 5.0) -> ProbeOutcome:
+        """Ask ``server/discover`` and tell a modern server from a legacy one (STDIO-18).
+
+        No answer within ``timeout`` means legacy; the probe is then cancelled, so
+        a late answer is dropped (STDIO-21).
+        """
+        request = self.conn.discover_request()
+        self._send(request)
+        event = self._await_end(request.id, time.monotonic() + timeout, None)
+        if event is None:
+            self._cancel(request.id, "probe timed out")
+        return probe_outcome(event, (self.conn.protocol_version,))
+
+    def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | None = None, **kw: Any
+    ) -> t.CallToolResult:
+        params = t.CallToolRequestParams(name=name, arguments=dict(arguments or {}))
+        return self.request("tools/call", params, **kw)  # type: ignore[no-any-return]
+
+    def list_tools(self, **kw: Any) -> list[t.Tool]:
+        """Every tool, following ``nextCursor`` until it is absent (PAGE-05, PAGE-06)."""
+        tools: list[t.Tool] = []
+        cursor: str | None = None
+        while True:
+            page = self.request("tools/list", t.PaginatedRequestParams(cursor=cursor), **kw)
+            tools.extend(page.tools)
+            if page.next_cursor is None:
+                return tools
+            cursor = page.next_cursor
+
+    def discover(self, **kw: Any) -> t.DiscoverResult:
+        return self.request("server/discover", t.RequestParams(), **kw)  # type: ignore[no-any-return]
+
+
+class Client(_Calls):
     """An MCP client over a byte stream; :meth:`stdio` spawns the server.
 
     ``capabilities`` are declared on every request (declare ``elicitation`` to
@@ -61,6 +156,13 @@ class Client:
         self._selector.register(rfile, selectors.EVENT_READ)
         self._closed = False
 
+    @staticmethod
+    def http(url: str, **options: Any) -> HTTPClientSession:
+        """A client for the Streamable HTTP endpoint at ``url``: :class:`HTTPClientSession`."""
+        from ._http_client import HTTPClientSession
+
+        return HTTPClientSession(url, **options)
+
     @classmethod
     def stdio(
         cls,
@@ -88,53 +190,13 @@ class Client:
         assert process.stdin is not None and process.stdout is not None
         return cls(process.stdout, process.stdin, process=process, **options)
 
-    # -- calls --------------------------------------------------------------
+    # -- I/O ----------------------------------------------------------------
 
-    def request(
-        self,
-        method: str,
-        params: Any = None,
-        *,
-        timeout: float | None = None,
-        on_progress: ProgressHandler | None = None,
-        on_input: InputHandler | None = None,
-    ) -> Any:
-        """Send one request and return its result object, following MRTR rounds.
-
-        ``params`` is the method's params object or a plain dict.  With
-        ``on_progress`` the request asks for progress and the callback sees
-        each notification.  ``on_input`` answers ``input_required`` rounds
-        (it gets the :class:`mcp_proto.InputRequired` event and returns the
-        ``inputResponses``); without it such a round raises :class:`McpError`.
-        """
-        limit = self.timeout if timeout is None else timeout
-        deadline = None if limit is None else time.monotonic() + limit
-        request = build_request(self.conn, method, params, progress=on_progress is not None)
+    def _send(self, request: m.Request) -> None:
         self._write(self.conn.send(request))
-        while True:
-            event = self._await_end(request.id, deadline, on_progress)
-            if event is None:
-                self._write(self.conn.cancel(request.id, "timed out"))
-                raise TimeoutError(f"{method} got no answer within {limit} s")
-            if isinstance(event, m.InputRequired) and on_input is not None:
-                retry = event.retry(id=self.conn.next_id(), input_responses=on_input(event))
-                self._write(self.conn.send(retry))
-                request = retry
-                continue
-            return outcome_of(event)
 
-    def probe(self, timeout: float = 5.0) -> ProbeOutcome:
-        """Ask ``server/discover`` and tell a modern server from a legacy one (STDIO-18).
-
-        No answer within ``timeout`` means legacy; the probe is then cancelled, so
-        a late answer is dropped (STDIO-21).
-        """
-        request = self.conn.discover_request()
-        self._write(self.conn.send(request))
-        event = self._await_end(request.id, time.monotonic() + timeout, None)
-        if event is None:
-            self._write(self.conn.cancel(request.id, "probe timed out"))
-        return probe_outcome(event, (self.conn.protocol_version,))
+    def _cancel(self, id: t.RequestId, reason: str) -> None:
+        self._write(self.conn.cancel(id, reason))
 
     def _await_end(
         self, id: t.RequestId, deadline: float | None, on_progress: ProgressHandler | None
@@ -154,28 +216,6 @@ class Client:
             if getattr(event, "id", None) == id:
                 return event
             # otherwise: a late answer to an earlier call, or a stray message
-
-    def call_tool(
-        self, name: str, arguments: Mapping[str, Any] | None = None, **kw: Any
-    ) -> t.CallToolResult:
-        params = t.CallToolRequestParams(name=name, arguments=dict(arguments or {}))
-        return self.request("tools/call", params, **kw)  # type: ignore[no-any-return]
-
-    def list_tools(self, **kw: Any) -> list[t.Tool]:
-        """Every tool, following ``nextCursor`` until it is absent (PAGE-05, PAGE-06)."""
-        tools: list[t.Tool] = []
-        cursor: str | None = None
-        while True:
-            page = self.request("tools/list", t.PaginatedRequestParams(cursor=cursor), **kw)
-            tools.extend(page.tools)
-            if page.next_cursor is None:
-                return tools
-            cursor = page.next_cursor
-
-    def discover(self, **kw: Any) -> t.DiscoverResult:
-        return self.request("server/discover", t.RequestParams(), **kw)  # type: ignore[no-any-return]
-
-    # -- I/O ----------------------------------------------------------------
 
     def _write(self, data: bytes) -> None:
         if data:

@@ -1,0 +1,160 @@
+"""The blocking Streamable HTTP client: one POST per call, on a small pool of connections.
+
+The core builds each POST (headers included: ``Mcp-Method``, ``Mcp-Name``,
+``Mcp-Param-*`` for the tools it listed) and reads each response, JSON or SSE, into
+the same events as on stdio (:class:`mcp_proto.http.HTTPClientConnection`).  This
+module opens sockets, writes, reads with a deadline, and cancels a call by closing
+its connection (HTTP-SSE-5).  One call at a time, like the stdio client.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+import time
+from collections.abc import Iterable
+from typing import Any
+from urllib.parse import urlsplit
+
+import mcp_proto as m
+from mcp_proto import types as t
+from mcp_proto.http import (
+    AuthenticationRequired,
+    HTTPClient,
+    HTTPClientConnection,
+    RequestLost,
+    ToolRejected,
+    UnexpectedResponse,
+)
+
+from ._client import ProgressHandler, _Calls
+
+__all__ = ["HTTPClientSession"]
+
+_CHUNK = 65536
+_Link = tuple[socket.socket, HTTPClientConnection]
+
+
+class HTTPClientSession(_Calls):
+    """An MCP client for a Streamable HTTP endpoint (``http://host:port/path``).
+
+    Same calls and errors as :class:`Client`; in addition an HTTP status the
+    binding cannot read raises ``RemoteProtocolError`` naming it, and ``401``
+    or ``403`` raises ``PermissionError`` carrying the parsed challenge
+    (``.args[1]``) for an OAuth layer.  Tools whose ``x-mcp-header`` annotations
+    are invalid are left out of ``tools/list`` results and listed in
+    :attr:`rejected_tools` (HTTP-27).  ``headers`` go on every POST
+    (``Authorization``...); at most ``pool_size`` idle connections are kept.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        timeout: float | None = 60.0,
+        capabilities: t.ClientCapabilities | None = None,
+        connection: m.ClientConnection | None = None,
+        headers: Iterable[tuple[str, str]] = (),
+        pool_size: int = 4,
+    ) -> None:
+        parts = urlsplit(url)
+        if parts.scheme != "http" or not parts.hostname:
+            raise ValueError(f"not an http:// URL: {url!r} (https needs a TLS layer of yours)")
+        self.address = (parts.hostname, parts.port or 80)
+        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        if connection is None:
+            connection = m.ClientConnection(capabilities=capabilities)
+        self.conn = connection
+        self.http = HTTPClient(connection, target=target, headers=headers)
+        self.timeout = timeout
+        self.pool_size = pool_size
+        self.rejected_tools: list[ToolRejected] = []
+        self._idle: list[_Link] = []
+        self._active: dict[t.RequestId, _Link] = {}
+        self._host = parts.netloc.rpartition("@")[2]
+
+    def _open(self) -> _Link:
+        sock = socket.create_connection(self.address, timeout=self.timeout)
+        return sock, HTTPClientConnection(self.http, host=self._host)
+
+    def _send(self, request: m.Request) -> None:
+        link = self._idle.pop() if self._idle else self._open()
+        try:
+            link[0].sendall(link[1].send(request))
+        except OSError:
+            link[0].close()  # a kept-alive connection the server had closed: once more, afresh
+            link = self._open()
+            link[0].sendall(link[1].send(request))
+        self._active[request.id] = link
+
+    def _cancel(self, id: t.RequestId, reason: str) -> None:
+        link = self._active.pop(id, None)
+        if link is not None:
+            link[1].close()  # closing the response is the cancellation (HTTP-12)
+            link[0].close()
+
+    def _retire(self, id: t.RequestId) -> None:
+        sock, hconn = self._active.pop(id)
+        if hconn.busy or len(self._idle) >= self.pool_size:
+            sock.close()  # mid-response (an SSE stream's tail) or too many: not reused
+        else:
+            self._idle.append((sock, hconn))
+
+    def _await_end(
+        self, id: t.RequestId, deadline: float | None, on_progress: ProgressHandler | None
+    ) -> Any:
+        sock, hconn = self._active[id]
+        while True:
+            event = hconn.next_event()
+            if event is m.NEED_DATA:
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return None
+                sock.settimeout(remaining)
+                try:
+                    data = sock.recv(_CHUNK)
+                except TimeoutError:
+                    return None
+                except OSError:
+                    data = b""
+                hconn.receive_data(data)
+                continue
+            if isinstance(event, ToolRejected):
+                self.rejected_tools.append(event)
+                print(f"mcp-proto: tool {event.name!r} left out: {event.reason}", file=sys.stderr)
+                continue
+            if isinstance(event, m.Notification):
+                if event.method == "notifications/progress" and on_progress is not None:
+                    on_progress(event.params)
+                continue
+            self._raise_for(id, event)
+            if getattr(event, "id", None) == id:
+                self._retire(id)
+                return event
+
+    def _raise_for(self, id: t.RequestId, event: Any) -> None:
+        """Turn the HTTP-only endings into exceptions (the connection is dropped)."""
+        if isinstance(event, RequestLost):
+            self._cancel(id, "lost")
+            raise ConnectionError(f"the request was lost: {event.reason}")
+        if isinstance(event, AuthenticationRequired):
+            self._cancel(id, "unauthorized")
+            raise PermissionError(f"HTTP {event.status}: authorization required", event)
+        if isinstance(event, UnexpectedResponse):
+            self._cancel(id, "unexpected")
+            raise m.RemoteProtocolError(f"HTTP {event.status}: {event.reason} ({event.era.value})")
+        if isinstance(event, m.ConnectionClosed):
+            self._cancel(id, "closed")
+            raise ConnectionError("the server closed the connection")
+
+    def close(self) -> None:
+        for sock, _ in [*self._idle, *self._active.values()]:
+            sock.close()
+        self._idle.clear()
+        self._active.clear()
+
+    def __enter__(self) -> HTTPClientSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
