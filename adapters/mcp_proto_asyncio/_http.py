@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -41,8 +42,14 @@ async def serve_http(
     http = HTTPServer(connection=connection, **http_options)
     template = connection()
 
+    slots = asyncio.Semaphore(server.max_connections)
+
     async def accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await _Link(server, http, template, reader, writer).run()
+        if slots.locked():
+            writer.close()  # at capacity: refuse the connection rather than grow
+            return
+        async with slots:
+            await _Link(server, http, template, reader, writer).run()
 
     listener = await asyncio.start_server(accept, host, port)
     async with listener:
@@ -68,6 +75,8 @@ class _Link:
         self.reader = reader
         self.writer = writer
         self.task: asyncio.Task[None] | None = None
+        self.listening = False
+        self.waiting_since: float | None = time.monotonic()  # for the client, since when
 
     async def emit(self, event: Any) -> None:
         data = self.conn.send(event)
@@ -90,9 +99,11 @@ class _Link:
     async def _step(self) -> bool:
         event = self.conn.next_event()
         if event is m.NEED_DATA:
+            wait = self._wait()
+            if wait is None:
+                return False  # the client took too long to send a request: close (slowloris)
             try:
-                read = self.reader.read(_CHUNK)
-                data = await asyncio.wait_for(read, self.server.keepalive_interval)
+                data = await asyncio.wait_for(self.reader.read(_CHUNK), wait)
             except TimeoutError:
                 keepalive = self.conn.keepalive()  # b"" unless a stream is open
                 if keepalive:
@@ -105,8 +116,10 @@ class _Link:
             await self.emit(event)
             return not self.conn.must_close
         if isinstance(event, m.Request):
+            self.waiting_since = None
             await self._dispatch(event)
         elif isinstance(event, m.Cancelled):  # the client closed the response (HTTP-SSE-5)
+            self.listening = False
             self.server._sessions.discard(self)
             if self.task is not None:
                 self.task.cancel()
@@ -114,10 +127,22 @@ class _Link:
             return False
         return True
 
+    def _wait(self) -> float | None:
+        """How long to wait for bytes: ``None`` once the client's time is up (see sync)."""
+        interval = self.server.keepalive_interval
+        if self.task is not None or self.listening:
+            return interval
+        now = time.monotonic()
+        if self.waiting_since is None:
+            self.waiting_since = now
+        left = self.waiting_since + self.server.client_timeout - now
+        return min(interval, left) if left > 0 else None
+
     async def _dispatch(self, request: m.Request) -> None:
         if self.server.handlers.find(request.method) is None:
             await self.emit(default_answer(self.template, request))
             if request.method == "subscriptions/listen":
+                self.listening = True
                 self.server._sessions.add(self)  # reached by notify_changed from now on
             return
         ctx = Context(RequestContext(request), self)

@@ -15,6 +15,7 @@ import contextlib
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -51,14 +52,17 @@ def serve_http(
         if ready is not None:
             ready(listener.getsockname()[:2])
         listener.settimeout(0.25)  # to notice ``stop``
+        slots = threading.BoundedSemaphore(server.max_connections)
         while stop is None or not stop.is_set():
+            if not slots.acquire(timeout=0.25):
+                continue  # at capacity: leave new connections in the backlog
             try:
                 sock, _ = listener.accept()
             except TimeoutError:
+                slots.release()
                 continue
-            sock.settimeout(None)
             link = _Link(server, http, template, sock, pool)
-            threading.Thread(target=link.run, name="mcp-http", daemon=True).start()
+            threading.Thread(target=link.run, args=(slots,), name="mcp-http", daemon=True).start()
 
 
 class _Link:
@@ -79,6 +83,8 @@ class _Link:
         self.pool = pool
         self.lock = threading.Lock()
         self.ctx: Any = None
+        self.listening = False
+        self.waiting_since: float | None = time.monotonic()  # for the client, since when
 
     def emit(self, event: Any) -> None:
         with self.lock:
@@ -90,8 +96,7 @@ class _Link:
         with contextlib.suppress(OSError):  # gone: the connection thread cleans up
             self.emit(m.Notification(method=method, params=params or t.NotificationParams()))
 
-    def run(self) -> None:
-        self.sock.settimeout(self.server.keepalive_interval)
+    def run(self, slots: threading.BoundedSemaphore) -> None:
         try:
             while self._step():
                 pass
@@ -102,11 +107,16 @@ class _Link:
             if self.ctx is not None:
                 self.ctx._cancel()
             self.sock.close()
+            slots.release()
 
     def _step(self) -> bool:
         with self.lock:
             event = self.conn.next_event()
         if event is m.NEED_DATA:
+            wait = self._wait()
+            if wait is None:
+                return False  # the client took too long to send a request: close (slowloris)
+            self.sock.settimeout(wait)
             try:
                 data = self.sock.recv(_CHUNK)
             except TimeoutError:
@@ -120,6 +130,7 @@ class _Link:
             self.emit(event)
             return not self.conn.must_close
         if isinstance(event, m.Request):
+            self.waiting_since = None
             self._dispatch(event)
         elif isinstance(event, m.Cancelled):  # the client closed the response (HTTP-SSE-5)
             self._end_listen()
@@ -129,10 +140,28 @@ class _Link:
             return False
         return True
 
+    def _wait(self) -> float | None:
+        """How long to wait for bytes: ``None`` once the client's time is up.
+
+        While a handler runs or a listen is open the client may stay quiet (a
+        keep-alive comment goes out every ``keepalive_interval``); otherwise it
+        has ``client_timeout`` from the end of the last exchange to send a whole
+        request, however it trickles the bytes.
+        """
+        interval = self.server.keepalive_interval
+        if self.ctx is not None or self.listening:
+            return interval
+        now = time.monotonic()
+        if self.waiting_since is None:
+            self.waiting_since = now
+        left = self.waiting_since + self.server.client_timeout - now
+        return min(interval, left) if left > 0 else None
+
     def _dispatch(self, request: m.Request) -> None:
         if self.server.handlers.find(request.method) is None:
             self.emit(default_answer(self.template, request))
             if request.method == "subscriptions/listen":
+                self.listening = True
                 with self.server._lock:
                     self.server._sessions.add(self)  # reached by notify_changed from now on
             return
@@ -152,5 +181,6 @@ class _Link:
                 self.ctx = None
 
     def _end_listen(self) -> None:
+        self.listening = False
         with self.server._lock:
             self.server._sessions.discard(self)

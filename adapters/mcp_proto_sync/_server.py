@@ -95,12 +95,16 @@ class Server:
         max_workers: int = 16,
         shutdown_grace: float = 5.0,
         keepalive_interval: float = 15.0,
+        client_timeout: float = 30.0,
+        max_connections: int = 256,
         **connection_options: Any,
     ) -> None:
         self.handlers = handlers if isinstance(handlers, Handlers) else Handlers(handlers)
         self.max_workers = max_workers
         self.shutdown_grace = shutdown_grace
         self.keepalive_interval = keepalive_interval
+        self.client_timeout = client_timeout
+        self.max_connections = max_connections
         self.connection_options = connection_options
         self._sessions: set[Any] = set()  # stdio sessions and HTTP links with an open listen
         self._lock = threading.Lock()

@@ -42,8 +42,14 @@ async def serve_http(
     http = HTTPServer(connection=connection, **http_options)
     template = connection()
 
+    slots = trio.Semaphore(server.max_connections)
+
     async def accept(stream: trio.SocketStream) -> None:
-        await _Link(server, http, template, stream).run()
+        if slots.value == 0:
+            await stream.aclose()  # at capacity: refuse the connection rather than grow
+            return
+        async with slots:
+            await _Link(server, http, template, stream).run()
 
     async with trio.open_nursery() as nursery:
         listeners = await nursery.start(partial(trio.serve_tcp, accept, port, host=host))
@@ -62,6 +68,8 @@ class _Link:
         self.stream = stream
         self.send_lock = trio.Lock()  # one send_all at a time on a trio stream
         self.ctx: Context | None = None
+        self.listening = False
+        self.waiting_since: float | None = trio.current_time()  # for the client, since when
 
     async def emit(self, event: Any) -> None:
         data = self.conn.send(event)
@@ -86,8 +94,11 @@ class _Link:
     async def _step(self, nursery: trio.Nursery) -> bool:
         event = self.conn.next_event()
         if event is m.NEED_DATA:
+            wait = self._wait()
+            if wait is None:
+                return False  # the client took too long to send a request: close (slowloris)
             data = b""
-            with trio.move_on_after(self.server.keepalive_interval) as quiet:
+            with trio.move_on_after(wait) as quiet:
                 data = await self.stream.receive_some(_CHUNK)
             if quiet.cancelled_caught:
                 keepalive = self.conn.keepalive()  # b"" unless a stream is open
@@ -101,8 +112,10 @@ class _Link:
             await self.emit(event)
             return not self.conn.must_close
         if isinstance(event, m.Request):
+            self.waiting_since = None
             await self._dispatch(event, nursery)
         elif isinstance(event, m.Cancelled):  # the client closed the response (HTTP-SSE-5)
+            self.listening = False
             self.server._sessions.discard(self)
             if self.ctx is not None:
                 self.ctx._cancel()
@@ -110,10 +123,22 @@ class _Link:
             return False
         return True
 
+    def _wait(self) -> float | None:
+        """How long to wait for bytes: ``None`` once the client's time is up (see sync)."""
+        interval = self.server.keepalive_interval
+        if self.ctx is not None or self.listening:
+            return interval
+        now = trio.current_time()
+        if self.waiting_since is None:
+            self.waiting_since = now
+        left = self.waiting_since + self.server.client_timeout - now
+        return min(interval, left) if left > 0 else None
+
     async def _dispatch(self, request: m.Request, nursery: trio.Nursery) -> None:
         if self.server.handlers.find(request.method) is None:
             await self.emit(default_answer(self.template, request))
             if request.method == "subscriptions/listen":
+                self.listening = True
                 self.server._sessions.add(self)  # reached by notify_changed from now on
             return
         self.ctx = Context(RequestContext(request), self)
