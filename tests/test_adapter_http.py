@@ -53,7 +53,9 @@ def async_slow(adapter: str) -> Any:
 def start_sync(ready: Callable[[tuple[str, int]], None]) -> Callable[[], None]:
     handlers: dict[str, Any] = {m: everything.run_sync(f) for m, f in everything.HANDLERS.items()}
     handlers["prompts/get"] = slow  # a handler that waits for its cancellation
-    server = mcp_proto_sync.Server(handlers, keepalive_interval=0.5, client_timeout=2, **everything.OPTIONS)
+    server = mcp_proto_sync.Server(
+        handlers, keepalive_interval=0.5, client_timeout=2, **everything.OPTIONS
+    )
     stop = threading.Event()
     thread = threading.Thread(
         target=server.serve_http, args=("127.0.0.1", 0), kwargs={"ready": ready, "stop": stop}
@@ -64,7 +66,9 @@ def start_sync(ready: Callable[[tuple[str, int]], None]) -> Callable[[], None]:
 
 def start_asyncio(ready: Callable[[tuple[str, int]], None]) -> Callable[[], None]:
     handlers = {**everything.HANDLERS, "prompts/get": async_slow("asyncio")}
-    server = mcp_proto_asyncio.Server(handlers, keepalive_interval=0.5, client_timeout=2, **everything.OPTIONS)
+    server = mcp_proto_asyncio.Server(
+        handlers, keepalive_interval=0.5, client_timeout=2, **everything.OPTIONS
+    )
     started: list[tuple[asyncio.AbstractEventLoop, asyncio.Task[None]]] = []
 
     async def main() -> None:
@@ -86,7 +90,9 @@ def start_asyncio(ready: Callable[[tuple[str, int]], None]) -> Callable[[], None
 
 def start_trio(ready: Callable[[tuple[str, int]], None]) -> Callable[[], None]:
     handlers = {**everything.HANDLERS, "prompts/get": async_slow("trio")}
-    server = mcp_proto_trio.Server(handlers, keepalive_interval=0.5, client_timeout=2, **everything.OPTIONS)
+    server = mcp_proto_trio.Server(
+        handlers, keepalive_interval=0.5, client_timeout=2, **everything.OPTIONS
+    )
     scope: list[Any] = []
 
     async def main() -> None:
