@@ -1,10 +1,11 @@
-"""One ``get_weather`` tool over stdio, on one of our adapters or on the official SDK.
+"""One ``get_weather`` tool over stdio or HTTP, on one of our adapters or on the official SDK.
 
-    python bench/servers/echo.py sync|asyncio|trio|sdk
+    python bench/servers/echo.py sync|asyncio|trio|sdk [--http PORT]
 
 Every server answers the same ``tools/call`` with the same text; the SDK one is a
 lowlevel ``Server`` with an ``on_call_tool`` handler (its fastest path) run by
-``stdio_server``.
+``stdio_server``, or over HTTP by uvicorn on its ``streamable_http_app`` (stateless, JSON
+responses: the cheapest settings it has for the same exchange).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 TEXT = "Current weather in New York: 72F, partly cloudy"
 
 
-def ours(adapter: str) -> None:
+def ours(adapter: str, http: int | None = None) -> None:
     from mcp_proto import types as t
 
     caps = t.ServerCapabilities(tools=t.ServerCapabilitiesTools())
@@ -24,9 +25,13 @@ def ours(adapter: str) -> None:
     if adapter == "sync":
         import mcp_proto_sync
 
-        mcp_proto_sync.Server(
+        server_s = mcp_proto_sync.Server(
             {"tools/call": lambda ctx, params: result}, capabilities=caps, server_info=info
-        ).serve_stdio()
+        )
+        if http is not None:
+            server_s.serve_http("127.0.0.1", http)
+        else:
+            server_s.serve_stdio()
         return
 
     async def call(ctx: Any, params: Any) -> Any:
@@ -40,20 +45,23 @@ def ours(adapter: str) -> None:
         server = mcp_proto_asyncio.Server(
             {"tools/call": call}, capabilities=caps, server_info=info
         )
-        asyncio.run(server.serve_stdio())
+        if http is not None:
+            asyncio.run(server.serve_http("127.0.0.1", http))
+        else:
+            asyncio.run(server.serve_stdio())
     else:
         import trio
 
         import mcp_proto_trio
 
-        trio.run(
-            mcp_proto_trio.Server(
-                {"tools/call": call}, capabilities=caps, server_info=info
-            ).serve_stdio
-        )
+        server_t = mcp_proto_trio.Server({"tools/call": call}, capabilities=caps, server_info=info)
+        if http is not None:
+            trio.run(server_t.serve_http, "127.0.0.1", http)
+        else:
+            trio.run(server_t.serve_stdio)
 
 
-def sdk() -> None:
+def sdk(http: int | None = None) -> None:
     import anyio
     import mcp_types as st
     from mcp.server.lowlevel.server import Server
@@ -63,6 +71,12 @@ def sdk() -> None:
         return st.CallToolResult(content=[st.TextContent(type="text", text=TEXT)])
 
     server: Any = Server("bench-server", version="1.0.0", on_call_tool=call_tool)
+    if http is not None:
+        import uvicorn
+
+        app = server.streamable_http_app(stateless_http=True, json_response=True)
+        uvicorn.run(app, host="127.0.0.1", port=http, log_level="warning")
+        return
 
     async def main() -> None:
         async with stdio_server() as (read, write):
@@ -73,4 +87,5 @@ def sdk() -> None:
 
 if __name__ == "__main__":
     kind = sys.argv[1]
-    sdk() if kind == "sdk" else ours(kind)
+    port = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[2] == "--http" else None
+    sdk(port) if kind == "sdk" else ours(kind, port)
