@@ -58,3 +58,35 @@ def test_serve_example_is_the_everything_server() -> None:
     ]
     with Client.stdio(command, timeout=30) as client:
         assert "simple text" in client.call_tool("test_simple_text").content[0].text
+
+
+def test_call_and_probe_over_http(capsys: pytest.CaptureFixture[str]) -> None:
+    import threading
+
+    import mcp_proto_sync
+    from mcp_proto_cli import everything
+
+    handlers = {m: everything.run_sync(f) for m, f in everything.HANDLERS.items()}
+    server = mcp_proto_sync.Server(handlers, **everything.OPTIONS)
+    bound: list[tuple[str, int]] = []
+    up, stop = threading.Event(), threading.Event()
+    ready = lambda at: (bound.append(at), up.set())  # noqa: E731
+    thread = threading.Thread(
+        target=server.serve_http, args=("127.0.0.1", 0), kwargs={"ready": ready, "stop": stop}
+    )
+    thread.start()
+    try:
+        assert up.wait(10)
+        url = f"http://{bound[0][0]}:{bound[0][1]}/mcp"
+        assert main(["probe", "--http", url]) == 0
+        assert "era: modern" in capsys.readouterr().out
+        params = '{"name":"test_x_mcp_header","arguments":{"region":"eu"}}'
+        assert main(["call", "--http", url, "tools/call", params]) == 0
+        assert json.loads(capsys.readouterr().out)["content"][0]["text"] == "region: eu"
+        answers = '{"user_name":{"action":"accept","content":{"name":"Bo"}}}'
+        tool = '{"name":"test_input_required_result_elicitation"}'
+        assert main(["call", "--http", url, "tools/call", tool, "--input-responses", answers]) == 0
+        assert "Hello, Bo!" in capsys.readouterr().out
+    finally:
+        stop.set()
+        thread.join(10)

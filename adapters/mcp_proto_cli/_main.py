@@ -3,10 +3,10 @@
 * ``demo``: a scripted session against the everything server, in this process, printed
   as a wire trace (``mcp_proto_cli._demo``);
 * ``serve-example --stdio [--adapter trio|asyncio|sync]``: the everything server;
-* ``call --stdio CMD METHOD [PARAMS]``: one request against a stdio server, the result
-  printed as JSON; ``input_required`` rounds answered from ``--input-responses`` JSON;
-  progress shown on stderr when it is a terminal;
-* ``probe --stdio CMD``: ``server/discover``, the server's era and a capability summary.
+* ``call --stdio CMD | --http URL METHOD [PARAMS]``: one request, the result printed as
+  JSON; ``input_required`` rounds answered from ``--input-responses`` JSON, or asked at
+  the terminal (form elicitations); progress shown on stderr when it is a terminal;
+* ``probe --stdio CMD | --http URL``: ``server/discover``, the era and a capability summary.
 
 Exit codes: 0 done, 1 the server answered with an error or broke the protocol, 2 usage,
 3 the server could not be reached or did not answer in time.
@@ -37,8 +37,39 @@ _ALL_INPUT = t.ClientCapabilities(
 )
 
 
-def _client(args: argparse.Namespace) -> Client:
+def _client(args: argparse.Namespace) -> Any:
+    if args.http:
+        return Client.http(args.http, timeout=args.timeout, capabilities=_ALL_INPUT)
     return Client.stdio(shlex.split(args.stdio), timeout=args.timeout, capabilities=_ALL_INPUT)
+
+
+def _typed(text: str, schema: Any) -> Any:
+    kind = schema.get("type") if isinstance(schema, dict) else None
+    if kind == "integer":
+        return int(text)
+    if kind == "number":
+        return float(text)
+    if kind == "boolean":
+        return text.strip().lower() in ("y", "yes", "true", "1")
+    return text
+
+
+def _ask(event: mcp_proto.InputRequired) -> dict[str, Any]:
+    """Answer form elicitations at the terminal; anything else cannot be answered here."""
+    out: dict[str, Any] = {}
+    for key, request in event.input_requests.items():
+        params = getattr(request, "params", None)
+        if not isinstance(request, t.ElicitRequest) or not isinstance(
+            params, t.ElicitRequestFormParams
+        ):
+            raise InputRequiredError(event)
+        print(params.message, file=sys.stderr)
+        properties = (params.requested_schema or {}).get("properties") or {}
+        content = {
+            name: _typed(input(f"  {name}: "), schema) for name, schema in properties.items()
+        }
+        out[key] = t.ElicitResult(action="accept", content=content)
+    return out
 
 
 def _show_progress(params: t.ProgressNotificationParams) -> None:
@@ -57,9 +88,11 @@ def call(args: argparse.Namespace) -> int:
         return 2
 
     def on_input(event: mcp_proto.InputRequired) -> Any:
-        if answers is None:
-            raise InputRequiredError(event)
-        return answers
+        if answers is not None:
+            return answers
+        if sys.stdin.isatty():
+            return _ask(event)
+        raise InputRequiredError(event)
 
     with _client(args) as client:
         result = client.request(
@@ -102,7 +135,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     everything.add_arguments(serve)
     for name, help in (("call", "send one request"), ("probe", "discover a server")):
         p = sub.add_parser(name, help=help)
-        p.add_argument("--stdio", required=True, metavar="CMD", help="the server command")
+        where = p.add_mutually_exclusive_group(required=True)
+        where.add_argument("--stdio", metavar="CMD", help="the server command")
+        where.add_argument("--http", metavar="URL", help="the server's endpoint, http://...")
         p.add_argument("--timeout", type=float, default=30.0, help="seconds (default 30)")
         if name == "call":
             p.add_argument("method", help="for instance tools/call")

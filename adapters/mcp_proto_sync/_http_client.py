@@ -18,8 +18,10 @@ from urllib.parse import urlsplit
 
 import mcp_proto as m
 from mcp_proto import types as t
+from mcp_proto._client_calls import ProbeOutcome
 from mcp_proto.http import (
     AuthenticationRequired,
+    Era,
     HTTPClient,
     HTTPClientConnection,
     RequestLost,
@@ -69,6 +71,8 @@ class HTTPClientSession(_Calls):
         self.timeout = timeout
         self.pool_size = pool_size
         self.rejected_tools: list[ToolRejected] = []
+        #: the last answer the binding could not read (its ``era`` tells legacy from modern)
+        self.last_unexpected: UnexpectedResponse | None = None
         self._idle: list[_Link] = []
         self._active: dict[t.RequestId, _Link] = {}
         self._host = parts.netloc.rpartition("@")[2]
@@ -141,11 +145,23 @@ class HTTPClientSession(_Calls):
             self._cancel(id, "unauthorized")
             raise PermissionError(f"HTTP {event.status}: authorization required", event)
         if isinstance(event, UnexpectedResponse):
+            self.last_unexpected = event
             self._cancel(id, "unexpected")
             raise m.RemoteProtocolError(f"HTTP {event.status}: {event.reason} ({event.era.value})")
         if isinstance(event, m.ConnectionClosed):
             self._cancel(id, "closed")
             raise ConnectionError("the server closed the connection")
+
+    def probe(self, timeout: float = 5.0) -> ProbeOutcome:
+        """``server/discover``; over HTTP a legacy server answers with an error status
+        the binding cannot read as modern (HTTP-42, HTTP-46): that is the legacy era."""
+        self.last_unexpected = None
+        try:
+            return super().probe(timeout)
+        except m.RemoteProtocolError:
+            if self.last_unexpected is not None and self.last_unexpected.era is Era.LEGACY:
+                return ProbeOutcome(era="legacy")
+            raise
 
     def close(self) -> None:
         for sock, _ in [*self._idle, *self._active.values()]:
