@@ -32,6 +32,7 @@ __all__ = [
     "default_answer",
     "internal_error",
     "no_handler",
+    "read_timeout",
     "unknown_tool",
 ]
 
@@ -275,3 +276,25 @@ def internal_error(request: Request) -> ErrorResponse:
     return ErrorResponse(
         id=request.id, error=t.Error(code=INTERNAL_ERROR, message="Internal error")
     )
+
+
+def read_timeout(
+    *,
+    busy: bool,
+    waiting_since: float,
+    now: float,
+    client_timeout: float,
+    keepalive_interval: float,
+) -> float | None:
+    """How long an HTTP adapter waits for the client's next bytes; ``None``: close now.
+
+    While a handler runs or a listen is open (``busy``) the client may stay quiet:
+    wait ``keepalive_interval`` and send a keep-alive comment.  Otherwise the client
+    has ``client_timeout`` from ``waiting_since`` (the end of the last exchange, or
+    the connection's start) to send a whole request, however it trickles the bytes
+    (slowloris).  Times are the adapter's clock; the core has none.
+    """
+    if busy:
+        return keepalive_interval
+    left = waiting_since + client_timeout - now
+    return min(keepalive_interval, left) if left > 0 else None

@@ -17,6 +17,7 @@ from mcp_proto._app import (
     default_answer,
     internal_error,
     no_handler,
+    read_timeout,
     unknown_tool,
 )
 from mcp_proto._client_calls import InputRequiredError, build_request, outcome_of, probe_outcome
@@ -183,3 +184,11 @@ def test_input_requests_and_results_as_plain_dicts() -> None:
         RequestContext.input_required({"x": {"method": "tools/list"}})  # MRTR-05
     as_dict = answer(request(), {"resultType": "input_required", "requestState": "s"})
     assert isinstance(as_dict, m.Result) and isinstance(as_dict.result, t.InputRequiredResult)
+
+
+def test_read_timeout_for_http_adapters() -> None:
+    wait = dict(client_timeout=30.0, keepalive_interval=15.0)
+    assert read_timeout(busy=True, waiting_since=0, now=1000, **wait) == 15.0  # quiet is fine
+    assert read_timeout(busy=False, waiting_since=0, now=0, **wait) == 15.0
+    assert read_timeout(busy=False, waiting_since=0, now=20, **wait) == 10.0
+    assert read_timeout(busy=False, waiting_since=0, now=30, **wait) is None  # slowloris: close

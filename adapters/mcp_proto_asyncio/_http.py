@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 import mcp_proto as m
-from mcp_proto._app import RequestContext, default_answer
+from mcp_proto._app import RequestContext, default_answer, read_timeout
 from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
 
 from ._server import Context, Server, run_handler
@@ -128,15 +128,18 @@ class _Link:
         return True
 
     def _wait(self) -> float | None:
-        """How long to wait for bytes: ``None`` once the client's time is up (see sync)."""
-        interval = self.server.keepalive_interval
-        if self.task is not None or self.listening:
-            return interval
+        """How long to wait for the client's bytes; ``None`` once its time is up."""
         now = time.monotonic()
-        if self.waiting_since is None:
+        busy = self.task is not None or self.listening
+        if busy or self.waiting_since is None:
             self.waiting_since = now
-        left = self.waiting_since + self.server.client_timeout - now
-        return min(interval, left) if left > 0 else None
+        return read_timeout(
+            busy=busy,
+            waiting_since=self.waiting_since,
+            now=now,
+            client_timeout=self.server.client_timeout,
+            keepalive_interval=self.server.keepalive_interval,
+        )
 
     async def _dispatch(self, request: m.Request) -> None:
         if self.server.handlers.find(request.method) is None:

@@ -22,7 +22,7 @@ from typing import Any
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._app import RequestContext, default_answer
+from mcp_proto._app import RequestContext, default_answer, read_timeout
 from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
 
 from ._server import Context, Server, run_handler
@@ -141,21 +141,18 @@ class _Link:
         return True
 
     def _wait(self) -> float | None:
-        """How long to wait for bytes: ``None`` once the client's time is up.
-
-        While a handler runs or a listen is open the client may stay quiet (a
-        keep-alive comment goes out every ``keepalive_interval``); otherwise it
-        has ``client_timeout`` from the end of the last exchange to send a whole
-        request, however it trickles the bytes.
-        """
-        interval = self.server.keepalive_interval
-        if self.ctx is not None or self.listening:
-            return interval
+        """How long to wait for the client's bytes; ``None`` once its time is up."""
         now = time.monotonic()
-        if self.waiting_since is None:
+        busy = self.ctx is not None or self.listening
+        if busy or self.waiting_since is None:
             self.waiting_since = now
-        left = self.waiting_since + self.server.client_timeout - now
-        return min(interval, left) if left > 0 else None
+        return read_timeout(
+            busy=busy,
+            waiting_since=self.waiting_since,
+            now=now,
+            client_timeout=self.server.client_timeout,
+            keepalive_interval=self.server.keepalive_interval,
+        )
 
     def _dispatch(self, request: m.Request) -> None:
         if self.server.handlers.find(request.method) is None:

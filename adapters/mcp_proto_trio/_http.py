@@ -18,7 +18,7 @@ from typing import Any
 import trio
 
 import mcp_proto as m
-from mcp_proto._app import RequestContext, default_answer
+from mcp_proto._app import RequestContext, default_answer, read_timeout
 from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
 
 from ._server import Context, Server, run_handler
@@ -124,15 +124,18 @@ class _Link:
         return True
 
     def _wait(self) -> float | None:
-        """How long to wait for bytes: ``None`` once the client's time is up (see sync)."""
-        interval = self.server.keepalive_interval
-        if self.ctx is not None or self.listening:
-            return interval
+        """How long to wait for the client's bytes; ``None`` once its time is up."""
         now = trio.current_time()
-        if self.waiting_since is None:
+        busy = self.ctx is not None or self.listening
+        if busy or self.waiting_since is None:
             self.waiting_since = now
-        left = self.waiting_since + self.server.client_timeout - now
-        return min(interval, left) if left > 0 else None
+        return read_timeout(
+            busy=busy,
+            waiting_since=self.waiting_since,
+            now=now,
+            client_timeout=self.server.client_timeout,
+            keepalive_interval=self.server.keepalive_interval,
+        )
 
     async def _dispatch(self, request: m.Request, nursery: trio.Nursery) -> None:
         if self.server.handlers.find(request.method) is None:
