@@ -187,7 +187,7 @@ def test_input_requests_and_results_as_plain_dicts() -> None:
 
 
 def test_read_timeout_for_http_adapters() -> None:
-    wait = dict(client_timeout=30.0, keepalive_interval=15.0)
+    wait = {"client_timeout": 30.0, "keepalive_interval": 15.0}
     assert read_timeout(busy=True, waiting_since=0, now=1000, **wait) == 15.0  # quiet is fine
     assert read_timeout(busy=False, waiting_since=0, now=0, **wait) == 15.0
     assert read_timeout(busy=False, waiting_since=0, now=20, **wait) == 10.0
