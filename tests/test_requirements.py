@@ -254,3 +254,9 @@ def test_page06_empty_cursor_is_kept() -> None:
     result = t.ListToolsResult(tools=[], next_cursor="", ttl_ms=0, cache_scope="public")
     (ev,) = pair.to_client(m.Result(id=got.id, result=result))
     assert ev.result.next_cursor == ""  # not the end of the list
+
+
+def test_elic25_number_fields_are_answered_with_numbers() -> None:
+    """schema.json allows integers only; the prose and schema.ts say number (docs/model.md)."""
+    answer = m.structure({"action": "accept", "content": {"age": 18.5, "n": 3}}, t.ElicitResult)
+    assert answer.content == {"age": 18.5, "n": 3} and type(answer.content["n"]) is int

@@ -550,8 +550,22 @@ class Generator:
         return "\n".join(out) + "\n\n\n"
 
 
+def patch(defs: dict[str, Any]) -> dict[str, Any]:
+    """Where ``schema.json`` is narrower than the spec's prose, follow the prose.
+
+    ``ElicitResult.content`` values: ``schema.json`` allows integers only, but the
+    elicitation page's number fields (``"type": "number"``, e.g. ``age``) are answered
+    with any number, and ``schema.ts`` says ``number`` (ELIC-25).
+    """
+    value = defs["ElicitResult"]["properties"]["content"]["additionalProperties"]
+    for branch in value.get("anyOf", ()):
+        if isinstance(branch.get("type"), list) and "integer" in branch["type"]:
+            branch["type"] = [*branch["type"], "number"]
+    return defs
+
+
 def generate(schema_path: Path) -> dict[Path, str]:
-    defs = json.loads(schema_path.read_text())["$defs"]
+    defs = patch(json.loads(schema_path.read_text())["$defs"])
     gen = Generator(defs)
     gen.run()
     files = {OUT_DIR / f"_gen_{area}.py": gen.emit_area(area) for area in AREAS}

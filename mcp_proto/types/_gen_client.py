@@ -272,7 +272,7 @@ class ElicitResult:
     """
 
     action: Literal["accept", "cancel", "decline"] = field(metadata={"wire": "action"})
-    content: dict[str, Sequence[str] | str | int | bool] | None = field(
+    content: dict[str, Sequence[str] | str | int | bool | float] | None = field(
         default=None, metadata={"wire": "content"}
     )
     extra: Mapping[str, Any] = EMPTY
