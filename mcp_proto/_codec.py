@@ -9,6 +9,7 @@ returns it.
 
 Rules, uniform over the model:
 
+* a field marked ``metadata["lenient"]`` reads a malformed value as absent;
 * a field's wire name is its ``metadata["wire"]``; unknown keys land in
   ``extra`` and are written back after the known ones;
 * ``None`` means absent: an optional field that is JSON ``null`` is read as
@@ -410,7 +411,10 @@ def _field_block(
         else:
             lines.append("if v is not None:")
             indent = "    "
-        lines += [indent + line for line in _field_structure(f, tp, pending)]
+        body = _field_structure(f, tp, pending)
+        if f.metadata.get("lenient"):  # malformed: read as absent (display-only data)
+            body = ["try:", *("    " + b for b in body), "except Invalid:", "    v = None"]
+        lines += [indent + line for line in body]
         lines.append(indent + "n += 1")
     lines.append(f"f_{f.name} = v")
     return lines

@@ -122,7 +122,7 @@ def test_scalar_and_array_unions() -> None:
     assert result.content == content
     assert bad({"action": "accept", "content": {"a": {}}}, types.ElicitResult).path == "/content/a"
     assert (
-        bad({"action": "accept", "content": {"a": 1.5}}, types.ElicitResult).path == "/content/a"
+        bad({"action": "accept", "content": {"a": [1]}}, types.ElicitResult).path == "/content/a/0"
     )
     msg = structure(
         {"role": "user", "content": [{"type": "text", "text": "x"}]}, types.SamplingMessage

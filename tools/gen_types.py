@@ -229,6 +229,9 @@ SCHEMA_FIELDS = {
     ("Tool", "outputSchema"): "",
     ("ElicitRequestFormParams", "requestedSchema"): "object",
 }
+# Optional fields whose malformed values are dropped (read as absent) instead of refusing
+# the message: display-only data a receiver must not reject (META-12, edge case 44).
+LENIENT = {("RequestMetaObject", "io.modelcontextprotocol/clientInfo")}
 # Annotation overrides where the schema's type is wider or narrower than useful.
 OVERRIDES = {
     # The generic response carries any result class (the schema says `Result`).
@@ -543,6 +546,8 @@ class Generator:
                     meta += f', "{snake(key)}": {cls.schema["properties"][wire_name][key]}'
             if SCHEMA_FIELDS.get((name, wire_name)):
                 meta += f', "json_schema": {json.dumps(SCHEMA_FIELDS[name, wire_name])}'
+            if (name, wire_name) in LENIENT:
+                meta += ', "lenient": True'
             meta += "}"
             args = ([f"default={default}"] if default is not None else []) + [f"metadata={meta}"]
             out.append(f"    {attr}: {ann_text} = field({', '.join(args)})")

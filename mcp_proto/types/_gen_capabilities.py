@@ -152,7 +152,7 @@ class RequestMetaObject:
     )
     protocol_version: str = field(metadata={"wire": "io.modelcontextprotocol/protocolVersion"})
     client_info: Implementation | None = field(
-        default=None, metadata={"wire": "io.modelcontextprotocol/clientInfo"}
+        default=None, metadata={"wire": "io.modelcontextprotocol/clientInfo", "lenient": True}
     )
     log_level: LoggingLevel | None = field(
         default=None, metadata={"wire": "io.modelcontextprotocol/logLevel"}
