@@ -2,7 +2,7 @@
 
 Run::
 
-    uv run --group bench python bench/http.py [--n 3000] [--concurrency 8] [--json]
+    uv run --group bench python bench/http_throughput.py [--n 3000] [--concurrency 8] [--json]
 
 One raw client (this script: asyncio, ``--concurrency`` keep-alive connections, each
 sending pre-built POSTs one after the other and reading each response whole) drives each
