@@ -21,7 +21,7 @@ import mcp_proto as m
 from mcp_proto._app import RequestContext, default_answer, read_timeout
 from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
 
-from ._server import Context, Server, run_handler
+from ._server import Context, Server, run_handler, send_locked
 
 __all__ = ["serve_http"]
 
@@ -74,8 +74,7 @@ class _Link:
     async def emit(self, event: Any) -> None:
         data = self.conn.send(event)
         if data:
-            async with self.send_lock:
-                await self.stream.send_all(data)
+            await send_locked(self.send_lock, self.stream, data)
 
     async def run(self) -> None:
         try:
@@ -85,8 +84,8 @@ class _Link:
                         pass
                 finally:
                     nursery.cancel_scope.cancel()
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
-            pass  # the client went away
+        except* (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass  # the client went away (a reset included); raised in the nursery: a group
         finally:
             self.server._sessions.discard(self)
             await self.stream.aclose()
@@ -103,8 +102,7 @@ class _Link:
             if quiet.cancelled_caught:
                 keepalive = self.conn.keepalive()  # b"" unless a stream is open
                 if keepalive:
-                    async with self.send_lock:
-                        await self.stream.send_all(keepalive)
+                    await send_locked(self.send_lock, self.stream, keepalive)
                 return True
             self.conn.receive_data(bytes(data))
             return True

@@ -164,8 +164,7 @@ class _Session:
     async def emit(self, event: Any) -> None:
         data = self.conn.send(event)
         if data:
-            async with self.send_lock:
-                await self.stream.send_all(data)
+            await send_locked(self.send_lock, self.stream, data)
 
     async def run(self) -> None:
         async with trio.open_nursery() as nursery:
@@ -207,11 +206,32 @@ class _Session:
 
     async def _handle(self, ctx: Context) -> None:
         try:
-            async with self.limiter:
+            try:  # a free slot is taken without a trip through the scheduler
+                self.limiter.acquire_nowait()
+            except trio.WouldBlock:
+                await self.limiter.acquire()
+            try:
                 await run_handler(self.server, ctx, self.emit, self.conn.cache_hints)
+            finally:
+                self.limiter.release()
         finally:
             self.contexts.pop(ctx.request.id, None)
             self.slot_freed.unpark_all()
+
+
+async def send_locked(lock: trio.Lock, stream: Any, data: bytes) -> None:
+    """``send_all`` under ``lock`` (trio streams take one sender at a time).
+
+    An uncontended lock is taken without a checkpoint: one scheduler trip less per message.
+    """
+    try:
+        lock.acquire_nowait()
+    except trio.WouldBlock:
+        await lock.acquire()
+    try:
+        await stream.send_all(data)
+    finally:
+        lock.release()
 
 
 async def run_handler(
