@@ -86,11 +86,15 @@ class Headers:
     Values keep their case; :meth:`get` strips surrounding spaces and tabs.
     """
 
-    __slots__ = ("_items",)
+    __slots__ = ("_by_name", "_items")
 
     def __init__(self, items: RawHeaders | Mapping[str, str] = ()) -> None:
         pairs = items.items() if isinstance(items, Mapping) else items
         self._items = [(_text(n).lower(), _text(v)) for n, v in pairs]
+        by_name: dict[str, list[str]] = {}
+        for n, v in self._items:  # one pass: every lookup after it is a dict lookup
+            by_name.setdefault(n, []).append(v)
+        self._by_name = by_name
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
         return iter(self._items)
@@ -103,16 +107,19 @@ class Headers:
 
     def get_all(self, name: str) -> list[str]:
         """Every value of ``name`` (surrounding whitespace stripped), in order."""
-        key = name.lower()
-        return [v.strip(_OWS) for n, v in self._items if n == key]
+        return [v.strip(_OWS) for v in self._by_name.get(name.lower(), ())]
 
     def get(self, name: str, default: str | None = None) -> str | None:
         """The value of ``name``; several values are joined with ``", "`` (RFC 9110)."""
-        values = self.get_all(name)
-        return ", ".join(values) if values else default
+        values = self._by_name.get(name.lower())
+        if not values:
+            return default
+        if len(values) == 1:
+            return values[0].strip(_OWS)
+        return ", ".join(v.strip(_OWS) for v in values)
 
     def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and any(n == name.lower() for n, _ in self._items)
+        return isinstance(name, str) and name.lower() in self._by_name
 
     def with_prefix(self, prefix: str) -> list[tuple[str, str]]:
         """``(name, value)`` of every header whose lowercase name starts with ``prefix``."""

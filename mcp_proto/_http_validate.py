@@ -10,6 +10,7 @@ decoded first) and equal to the body.  It returns the ``-32020`` message, or
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from . import types as t
@@ -37,6 +38,21 @@ def admits(accept: str | None, wanted: str) -> bool:
     """Whether an ``Accept`` value admits ``wanted`` (the most specific range decides)."""
     if accept is None:
         return True
+    if len(accept) <= _CACHEABLE:
+        return _admits_cached(accept, wanted)
+    return _admits(accept, wanted)
+
+
+#: Accept values up to this length are remembered (clients send the same one every time)
+_CACHEABLE = 256
+
+
+@functools.lru_cache(maxsize=64)
+def _admits_cached(accept: str, wanted: str) -> bool:
+    return _admits(accept, wanted)
+
+
+def _admits(accept: str, wanted: str) -> bool:
     main = wanted.split("/", maxsplit=1)[0]
     best: tuple[int, float] = (-1, 0.0)
     for item in accept.split(","):

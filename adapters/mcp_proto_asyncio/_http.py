@@ -103,7 +103,8 @@ class _Link:
             if wait is None:
                 return False  # the client took too long to send a request: close (slowloris)
             try:
-                data = await asyncio.wait_for(self.reader.read(_CHUNK), wait)
+                async with asyncio.timeout(wait):  # no extra task, unlike wait_for
+                    data = await self.reader.read(_CHUNK)
             except TimeoutError:
                 keepalive = self.conn.keepalive()  # b"" unless a stream is open
                 if keepalive:
