@@ -17,13 +17,23 @@ import attrs
 
 from . import types as t
 from ._codec import structure, unstructure
-from ._errors import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, DecodeError
+from ._errors import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    DecodeError,
+    EncodeError,
+    LocalProtocolError,
+)
 from ._events import ErrorResponse, Notification, Request, Result
 from ._methods import METHODS
 from ._server import ServerConnection
 from ._server_rules import LOG_LEVELS
 
 __all__ = [
+    "FANOUT_TIMEOUT",
+    "SATURATION_PAUSE",
+    "SEND_REFUSED",
     "Handlers",
     "McpError",
     "RequestContext",
@@ -37,6 +47,13 @@ __all__ = [
 ]
 
 H = TypeVar("H", bound=Callable[..., Any])
+#: what ``send`` raises for an answer it will not write: adapters send ``internal_error`` then
+SEND_REFUSED = (LocalProtocolError, EncodeError)
+#: seconds a saturated adapter waits for a request to end before it reads anyway, so that
+#: a cancellation or the end of input behind requests that wait for it is still seen
+SATURATION_PAUSE = 1.0
+#: seconds one subscriber may take to accept a change notification before it is skipped
+FANOUT_TIMEOUT = 5.0
 _RANK = {name: i for i, name in enumerate(LOG_LEVELS)}
 
 

@@ -255,3 +255,27 @@ def test_blocking_http_client_against_each_server(address: tuple[str, int]) -> N
             client.request("prompts/get", t.GetPromptRequestParams(name="x"), timeout=0.5)
         assert CANCELLED.wait(5)
         assert client.call_tool("test_simple_text").content  # the pool still serves
+
+
+@pytest.mark.parametrize("adapter", ["sync", "asyncio", "trio"])
+def test_stopping_the_server_ends_its_open_connections(adapter: str) -> None:
+    bound: list[tuple[str, int]] = []
+    up = threading.Event()
+
+    def ready(at: tuple[str, int]) -> None:
+        bound.append(at)
+        up.set()
+
+    stop = {"sync": start_sync, "asyncio": start_asyncio, "trio": start_trio}[adapter](ready)
+    assert up.wait(10)
+    sock = socket.create_connection(bound[0], timeout=10)
+    sock.sendall(raw_post("server/discover", {}))
+    assert b" 200 " in sock.recv(65536)  # answered; the connection stays open (keep-alive)
+    stop()
+    sock.settimeout(5)
+    try:
+        assert sock.recv(65536) == b""  # closed by the server
+    except ConnectionResetError:
+        pass
+    finally:
+        sock.close()

@@ -43,19 +43,32 @@ async def serve_http(
     template = connection()
 
     slots = asyncio.Semaphore(server.max_connections)
+    links: set[asyncio.Task[Any]] = set()
 
     async def accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         if slots.locked():
             writer.close()  # at capacity: refuse the connection rather than grow
             return
-        async with slots:
-            await _Link(server, http, template, reader, writer).run()
+        task = asyncio.current_task()
+        assert task is not None
+        links.add(task)
+        try:
+            async with slots:
+                await _Link(server, http, template, reader, writer).run()
+        finally:
+            links.discard(task)
 
     listener = await asyncio.start_server(accept, host, port)
-    async with listener:
-        if ready is not None:
-            ready(listener.sockets[0].getsockname()[:2])
-        await listener.serve_forever()
+    try:
+        async with listener:
+            if ready is not None:
+                ready(listener.sockets[0].getsockname()[:2])
+            await listener.serve_forever()
+    finally:  # stopping the server ends its connections too, as on trio
+        for task in list(links):
+            task.cancel()
+        if links:
+            await asyncio.wait(list(links), timeout=5)
 
 
 class _Link:
@@ -153,6 +166,9 @@ class _Link:
         self.task = asyncio.get_running_loop().create_task(self._handle(ctx))
 
     async def _handle(self, ctx: Context) -> None:
-        with contextlib.suppress(OSError):  # the client went away while we answered
-            await run_handler(self.server, ctx, self.emit, self.template.cache_hints)
-        self.task = None
+        try:
+            with contextlib.suppress(OSError):  # the client went away while we answered
+                await run_handler(self.server, ctx, self.emit, self.template.cache_hints)
+        finally:
+            if self.task is asyncio.current_task():
+                self.task = None

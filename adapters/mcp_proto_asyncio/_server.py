@@ -15,7 +15,16 @@ from typing import Any
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._app import Handlers, RequestContext, answer, default_answer, internal_error
+from mcp_proto._app import (
+    FANOUT_TIMEOUT,
+    SATURATION_PAUSE,
+    SEND_REFUSED,
+    Handlers,
+    RequestContext,
+    answer,
+    default_answer,
+    internal_error,
+)
 
 __all__ = ["Context", "Handler", "Server"]
 
@@ -144,7 +153,11 @@ class Server:
         """Fan a change notification out to every matching subscription of every stream."""
         event = m.Notification(method=method, params=params or t.NotificationParams())
         for session in list(self._sessions):
-            await session.emit(event)
+            try:
+                async with asyncio.timeout(FANOUT_TIMEOUT):  # a subscriber that stopped reading
+                    await session.emit(event)
+            except (OSError, TimeoutError):
+                pass  # gone or stalled: the others still get it; its reader sees the end
 
 
 class _Session:
@@ -178,9 +191,13 @@ class _Session:
                 await self.writer.wait_closed()  # flushes what is still buffered
 
     async def _step(self, reader: asyncio.StreamReader, tasks: asyncio.TaskGroup) -> bool:
-        while self.conn.saturated:  # backpressure: read no more until a request ends
+        while self.conn.saturated:  # backpressure: read no more while requests end...
             self.slot_freed.clear()
-            await self.slot_freed.wait()
+            try:
+                async with asyncio.timeout(SATURATION_PAUSE):
+                    await self.slot_freed.wait()
+            except TimeoutError:
+                break  # ...but none ended for a while: read on, a cancel may be waiting
         chunk = await reader.read(_CHUNK)
         self.conn.receive_data(chunk)
         while True:
@@ -210,6 +227,8 @@ class _Session:
         try:
             async with self.slots:
                 await run_handler(self.server, ctx, self.emit, self.conn.cache_hints)
+        except OSError:
+            pass  # the client went away while we answered: the reader sees the end
         finally:
             self.tasks.pop(ctx.request.id, None)
             self.slot_freed.set()
@@ -227,15 +246,18 @@ async def run_handler(
     assert handler is not None
     try:
         value = await handler(ctx, request.params)
-    except asyncio.CancelledError:
-        ctx._core.cancelled = True  # nothing is sent for it (STDIO-13)
-        raise
+    except asyncio.CancelledError as e:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            ctx._core.cancelled = True  # nothing is sent for it (STDIO-13)
+            raise
+        outcome: Any = answer(request, error=e)  # the handler's own subtask, not the client
     except Exception as e:
-        outcome: Any = answer(request, error=e)
+        outcome = answer(request, error=e)
     else:
         outcome = answer(request, value, cache_hints=cache_hints)
     try:
         await emit(outcome)
-    except m.LocalProtocolError as e:  # the handler's answer broke a send rule
+    except SEND_REFUSED as e:  # the handler's answer broke a send rule or cannot be encoded
         print(f"mcp-proto: handler for {request.method}: {e}", file=sys.stderr)
         await emit(internal_error(request))

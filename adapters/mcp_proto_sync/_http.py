@@ -30,7 +30,6 @@ from ._server import Context, Server, run_handler
 __all__ = ["serve_http"]
 
 _CHUNK = 65536
-KEEPALIVE_INTERVAL = 15.0
 
 
 def serve_http(
@@ -53,16 +52,23 @@ def serve_http(
             ready(listener.getsockname()[:2])
         listener.settimeout(0.25)  # to notice ``stop``
         slots = threading.BoundedSemaphore(server.max_connections)
-        while stop is None or not stop.is_set():
-            if not slots.acquire(timeout=0.25):
-                continue  # at capacity: leave new connections in the backlog
-            try:
-                sock, _ = listener.accept()
-            except TimeoutError:
-                slots.release()
-                continue
-            link = _Link(server, http, template, sock, pool)
-            threading.Thread(target=link.run, args=(slots,), name="mcp-http", daemon=True).start()
+        links: set[_Link] = set()
+        try:
+            while stop is None or not stop.is_set():
+                if not slots.acquire(timeout=0.25):
+                    continue  # at capacity: leave new connections in the backlog
+                try:
+                    sock, _ = listener.accept()
+                except OSError:  # a timeout to look at ``stop``, or EMFILE, ECONNABORTED...
+                    slots.release()
+                    continue
+                link = _Link(server, http, template, sock, pool)
+                links.add(link)
+                threading.Thread(target=link.run, args=(slots, links), daemon=True).start()
+        finally:  # stopping the server ends its connections too, as on trio
+            for link in list(links):
+                link.close()
+            pool.shutdown(wait=False, cancel_futures=True)
 
 
 class _Link:
@@ -96,18 +102,25 @@ class _Link:
         with contextlib.suppress(OSError):  # gone: the connection thread cleans up
             self.emit(m.Notification(method=method, params=params or t.NotificationParams()))
 
-    def run(self, slots: threading.BoundedSemaphore) -> None:
+    def run(self, slots: threading.BoundedSemaphore, links: set[_Link]) -> None:
         try:
             while self._step():
                 pass
-        except OSError:
+        except (OSError, RuntimeError):  # RuntimeError: the pool was shut down (server stop)
             pass
         finally:
-            self._end_listen()
-            if self.ctx is not None:
-                self.ctx._cancel()
-            self.sock.close()
+            self.close()
+            links.discard(self)
             slots.release()
+
+    def close(self) -> None:
+        """End this connection: its handler is cancelled and its socket closed."""
+        self._end_listen()
+        if self.ctx is not None:
+            self.ctx._cancel()
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)  # wakes the thread blocked in recv
+        self.sock.close()
 
     def _step(self) -> bool:
         with self.lock:

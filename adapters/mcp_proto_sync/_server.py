@@ -7,6 +7,7 @@ connection is not thread-safe, so every call into it holds one lock.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -17,7 +18,15 @@ from typing import Any, BinaryIO
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._app import Handlers, RequestContext, answer, default_answer, internal_error
+from mcp_proto._app import (
+    SATURATION_PAUSE,
+    SEND_REFUSED,
+    Handlers,
+    RequestContext,
+    answer,
+    default_answer,
+    internal_error,
+)
 
 __all__ = ["Context", "Handler", "Server"]
 
@@ -138,7 +147,8 @@ class Server:
         with self._lock:
             sessions = list(self._sessions)
         for session in sessions:
-            session.notify_changed(method, params)
+            with contextlib.suppress(OSError):  # gone: the others still get it
+                session.notify_changed(method, params)
 
     def serve_http(
         self,
@@ -201,8 +211,10 @@ class _Session:
                     ctx._cancel()
 
     def _step(self, rfile: BinaryIO, pool: ThreadPoolExecutor) -> bool:
-        with self.slot_freed:  # backpressure: read no more while saturated
-            self.slot_freed.wait_for(lambda: not self.conn.saturated)
+        with self.slot_freed:  # backpressure: read no more while requests end...
+            while self.conn.saturated:
+                if not self.slot_freed.wait(SATURATION_PAUSE):
+                    break  # ...but none ended for a while: read on, a cancel may be waiting
         chunk = _read_some(rfile)
         events = []
         with self.lock:
@@ -236,6 +248,10 @@ class _Session:
     def _handle(self, ctx: Context) -> None:
         try:
             run_handler(self.server, ctx, self.emit, self.conn.cache_hints)
+        except OSError:
+            pass  # the client went away while we answered: the reader sees the end
+        except Exception as e:  # a pool thread must not fail silently
+            print(f"mcp-proto: {ctx.request.method}: {e!r}", file=sys.stderr)
         finally:
             self.contexts.pop(ctx.request.id, None)
             with self.slot_freed:
@@ -249,6 +265,8 @@ def run_handler(
     request = ctx.request
     handler = server.handlers.find(request.method)
     assert handler is not None
+    if ctx.cancelled:
+        return  # cancelled (or the input ended) while it waited for a thread
     try:
         value = handler(ctx, request.params)
     except Exception as e:
@@ -259,6 +277,6 @@ def run_handler(
         return  # nothing is sent for a cancelled request (STDIO-13)
     try:
         emit(outcome)
-    except m.LocalProtocolError as e:  # the handler's answer broke a send rule
+    except SEND_REFUSED as e:  # the handler's answer broke a send rule or cannot be encoded
         print(f"mcp-proto: handler for {request.method}: {e}", file=sys.stderr)
         emit(internal_error(request))

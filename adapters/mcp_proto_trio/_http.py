@@ -74,7 +74,7 @@ class _Link:
     async def emit(self, event: Any) -> None:
         data = self.conn.send(event)
         if data:
-            await send_locked(self.send_lock, self.stream, data)
+            await send_locked(self.send_lock, self.stream, data, shield=False)
 
     async def run(self) -> None:
         try:
@@ -102,7 +102,7 @@ class _Link:
             if quiet.cancelled_caught:
                 keepalive = self.conn.keepalive()  # b"" unless a stream is open
                 if keepalive:
-                    await send_locked(self.send_lock, self.stream, keepalive)
+                    await send_locked(self.send_lock, self.stream, keepalive, shield=False)
                 return True
             self.conn.receive_data(bytes(data))
             return True

@@ -7,6 +7,7 @@ cancellation cancels the handler's cancel scope (``trio.Cancelled`` inside it).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Awaitable, Callable, Mapping
@@ -16,7 +17,16 @@ import trio
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._app import Handlers, RequestContext, answer, default_answer, internal_error
+from mcp_proto._app import (
+    FANOUT_TIMEOUT,
+    SATURATION_PAUSE,
+    SEND_REFUSED,
+    Handlers,
+    RequestContext,
+    answer,
+    default_answer,
+    internal_error,
+)
 
 __all__ = ["Context", "Handler", "Server"]
 
@@ -148,7 +158,9 @@ class Server:
         """Fan a change notification out to every matching subscription of every stream."""
         event = m.Notification(method=method, params=params or t.NotificationParams())
         for session in list(self._sessions):
-            await session.emit(event)
+            gone = (trio.BrokenResourceError, trio.ClosedResourceError)  # the others still get it
+            with trio.move_on_after(FANOUT_TIMEOUT), contextlib.suppress(*gone):
+                await session.emit(event)  # a subscriber that stopped reading is skipped
 
 
 class _Session:
@@ -164,7 +176,7 @@ class _Session:
     async def emit(self, event: Any) -> None:
         data = self.conn.send(event)
         if data:
-            await send_locked(self.send_lock, self.stream, data)
+            await send_locked(self.send_lock, self.stream, data, shield=True)
 
     async def run(self) -> None:
         async with trio.open_nursery() as nursery:
@@ -176,8 +188,11 @@ class _Session:
             nursery.cancel_scope.cancel()
 
     async def _step(self, nursery: trio.Nursery) -> bool:
-        while self.conn.saturated:  # backpressure: read no more until a request ends
-            await self.slot_freed.park()
+        while self.conn.saturated:  # backpressure: read no more while requests end...
+            with trio.move_on_after(SATURATION_PAUSE) as paused:
+                await self.slot_freed.park()
+            if paused.cancelled_caught:
+                break  # ...but none ended for a while: read on, a cancel may be waiting
         chunk = await self.stream.receive_some(_CHUNK)
         self.conn.receive_data(chunk)
         while True:
@@ -214,22 +229,31 @@ class _Session:
                 await run_handler(self.server, ctx, self.emit, self.conn.cache_hints)
             finally:
                 self.limiter.release()
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass  # the client went away while we answered: the reader sees the end
         finally:
             self.contexts.pop(ctx.request.id, None)
             self.slot_freed.unpark_all()
 
 
-async def send_locked(lock: trio.Lock, stream: Any, data: bytes) -> None:
+async def send_locked(lock: trio.Lock, stream: Any, data: bytes, *, shield: bool) -> None:
     """``send_all`` under ``lock`` (trio streams take one sender at a time).
 
     An uncontended lock is taken without a checkpoint: one scheduler trip less per message.
+    ``shield``: a cancellation waits for the whole message (a stream shared by many
+    requests, stdio).  Without it, a send cancelled halfway closes the stream: a
+    half-written message must never be followed by another (an HTTP connection).
     """
     try:
         lock.acquire_nowait()
     except trio.WouldBlock:
         await lock.acquire()
     try:
-        await stream.send_all(data)
+        with trio.CancelScope(shield=shield):
+            await stream.send_all(data)
+    except trio.Cancelled:
+        await trio.aclose_forcefully(stream)
+        raise
     finally:
         lock.release()
 
@@ -256,6 +280,6 @@ async def run_handler(
         return  # cancelled: nothing is sent for it (STDIO-13)
     try:
         await emit(outcome)
-    except m.LocalProtocolError as e:  # the handler's answer broke a send rule
+    except SEND_REFUSED as e:  # the handler's answer broke a send rule or cannot be encoded
         print(f"mcp-proto: handler for {request.method}: {e}", file=sys.stderr)
         await emit(internal_error(request))

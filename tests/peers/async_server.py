@@ -49,6 +49,12 @@ async def call_tool(ctx: Context, params: t.CallToolRequestParams) -> Any:
             print(f"cancelled {ctx.request.id}", file=sys.stderr, flush=True)
             raise
         return t.CallToolResult(content=[t.TextContent(text="slept")])
+    if params.name == "bad_result":  # a result that cannot be encoded (a set)
+        return t.CallToolResult(content=[], structured_content={"s": {1, 2}})
+    if params.name == "inner_cancel" and ADAPTER == "asyncio":  # the handler's own subtask
+        inner = asyncio.get_running_loop().create_task(asyncio.sleep(10))
+        inner.cancel()
+        await inner
     if params.name == "touch":
         await ctx.notify_changed("notifications/tools/list_changed")
         return t.CallToolResult(content=[t.TextContent(text="touched")])
@@ -67,17 +73,21 @@ async def call_tool(ctx: Context, params: t.CallToolRequestParams) -> Any:
 
 CAPS = t.ServerCapabilities(tools=t.ServerCapabilitiesTools(list_changed=True))
 GRACE = float(os.environ.get("PEER_SHUTDOWN_GRACE", "5"))
+LIMIT = int(os.environ.get("PEER_MAX_IN_FLIGHT", "1024"))
 
 if __name__ == "__main__":
     if ADAPTER == "trio":
         handlers: Any = {"tools/call": call_tool, "tools/list": list_tools}
         trio.run(
-            mcp_proto_trio.Server(handlers, capabilities=CAPS, shutdown_grace=GRACE).serve_stdio
+            mcp_proto_trio.Server(
+                handlers, capabilities=CAPS, shutdown_grace=GRACE, max_in_flight=LIMIT
+            ).serve_stdio
         )
     else:
         server = mcp_proto_asyncio.Server(
             {"tools/call": call_tool, "tools/list": list_tools},
             capabilities=CAPS,
             shutdown_grace=GRACE,
+            max_in_flight=LIMIT,
         )
         asyncio.run(server.serve_stdio())

@@ -40,6 +40,8 @@ def call_tool(ctx: Context, params: t.CallToolRequestParams) -> Any:
         if ctx.wait_cancelled(float(args.get("seconds", 1))):
             print(f"cancelled {ctx.request.id}", file=sys.stderr, flush=True)
         return t.CallToolResult(content=[t.TextContent(text="slept")])
+    if params.name == "bad_result":  # a result that cannot be encoded (a set)
+        return t.CallToolResult(content=[], structured_content={"s": {1, 2}})
     if params.name == "big":
         return t.CallToolResult(content=[t.TextContent(text="x" * int(args["size"]))])
     if params.name == "ask":
@@ -62,6 +64,7 @@ def main(mode: str) -> None:
         {"tools/call": call_tool, "tools/list": list_tools},
         capabilities=caps,
         shutdown_grace=grace,
+        max_in_flight=int(os.environ.get("PEER_MAX_IN_FLIGHT", "1024")),
     )
     out = sys.stdout.buffer
     if mode == "junk":

@@ -1,0 +1,87 @@
+"""Faults the review found, on every adapter's stdio server (real subprocesses, bounded).
+
+* a handler whose result cannot be encoded gets -32603, and the server keeps serving;
+* a client that vanishes while a handler runs: the server still exits cleanly;
+* a saturated server still reads a cancellation queued behind requests that wait for it;
+* (asyncio) a handler that cancels its own subtask is answered, not taken for cancelled.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+import mcp_proto as m
+from mcp_proto_sync import Client, McpError
+
+PEERS = Path(__file__).resolve().parent / "peers"
+COMMANDS = {
+    "sync": [str(PEERS / "stdio_server.py")],
+    "asyncio": [str(PEERS / "async_server.py"), "asyncio"],
+    "trio": [str(PEERS / "async_server.py"), "trio"],
+}
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
+
+def line(id: int, method: str, params: dict[str, object]) -> bytes:
+    body = {"jsonrpc": "2.0", "id": id, "method": method, "params": {**params, "_meta": META}}
+    return orjson.dumps(body) + b"\n"
+
+
+@pytest.mark.parametrize("adapter", list(COMMANDS))
+def test_an_unencodable_result_is_an_internal_error_and_serving_goes_on(adapter: str) -> None:
+    command = [sys.executable, *COMMANDS[adapter]]
+    with Client.stdio(command, timeout=10, stderr=subprocess.DEVNULL) as client:
+        with pytest.raises(McpError) as err:
+            client.call_tool("bad_result")
+        assert err.value.code == m.INTERNAL_ERROR
+        assert client.call_tool("echo", {"text": "still"}).content[0].text == "still"
+
+
+@pytest.mark.parametrize("adapter", list(COMMANDS))
+def test_a_client_that_vanishes_mid_call_leaves_a_clean_exit(adapter: str) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, *COMMANDS[adapter]],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    proc.stdin.write(line(1, "tools/call", {"name": "sleep", "arguments": {"seconds": 1}}))
+    proc.stdin.flush()
+    time.sleep(0.5)
+    proc.stdout.close()  # the client is gone: its answer has nowhere to go
+    proc.stdin.close()
+    try:
+        assert proc.wait(20) == 0, proc.stderr.read().decode()[-2000:]
+    finally:
+        proc.kill()
+
+
+@pytest.mark.parametrize("adapter", list(COMMANDS))
+def test_a_saturated_server_still_reads_a_cancellation(adapter: str) -> None:
+    env = {**os.environ, "PEER_MAX_IN_FLIGHT": "4"}  # saturated with one request in flight
+    command = [sys.executable, *COMMANDS[adapter]]
+    with Client.stdio(command, timeout=10, env=env, stderr=subprocess.DEVNULL) as client:
+        client.call_tool("echo")  # up
+        with pytest.raises(TimeoutError):  # the handler waits for its cancellation...
+            client.call_tool("sleep", {"seconds": 60}, timeout=0.5)
+        start = time.monotonic()  # ...which the server must read although it is saturated
+        assert client.discover().supported_versions == ["2026-07-28"]
+        assert time.monotonic() - start < 5
+
+
+def test_asyncio_a_handler_cancelling_its_own_subtask_is_answered() -> None:
+    command = [sys.executable, *COMMANDS["asyncio"]]
+    with Client.stdio(command, timeout=10, stderr=subprocess.DEVNULL) as client:
+        result = client.call_tool("inner_cancel")
+        assert result.is_error  # the CancelledError was the handler's, reported as a tool error
