@@ -90,3 +90,9 @@ def test_call_and_probe_over_http(capsys: pytest.CaptureFixture[str]) -> None:
     finally:
         stop.set()
         thread.join(10)
+
+
+def test_bad_json_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["call", "--stdio", ECHO, "tools/call", "{not json"]) == 2
+    assert "not valid" in capsys.readouterr().err
+    assert main(["call", "--stdio", ECHO, "tools/call", "{}", "--input-responses", "["]) == 2

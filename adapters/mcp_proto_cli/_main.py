@@ -2,7 +2,8 @@
 
 * ``demo``: a scripted session against the everything server, in this process, printed
   as a wire trace (``mcp_proto_cli._demo``);
-* ``serve-example --stdio [--adapter trio|asyncio|sync]``: the everything server;
+* ``serve-example --stdio | --http HOST:PORT [--adapter trio|asyncio|sync]``: the everything
+  server;
 * ``call --stdio CMD | --http URL METHOD [PARAMS]``: one request, the result printed as
   JSON; ``input_required`` rounds answered from ``--input-responses`` JSON, or asked at
   the terminal (form elicitations); progress shown on stderr when it is a terminal;
@@ -80,8 +81,12 @@ def _show_progress(params: t.ProgressNotificationParams) -> None:
 
 
 def call(args: argparse.Namespace) -> int:
-    params = json.loads(args.params) if args.params else {}
-    answers = json.loads(args.input_responses) if args.input_responses else None
+    try:
+        params = json.loads(args.params) if args.params else {}
+        answers = json.loads(args.input_responses) if args.input_responses else None
+    except json.JSONDecodeError as e:
+        print(f"mcp-proto: the JSON given is not valid: {e}", file=sys.stderr)
+        return 2
     info = mcp_proto.METHODS.get(args.method)
     if not isinstance(params, dict) or info is None or info.kind is not mcp_proto.Kind.REQUEST:
         print(f"mcp-proto: {args.method!r} with {args.params!r} is not a request", file=sys.stderr)
@@ -152,7 +157,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         return call(args) if args.command == "call" else probe(args)
-    except (McpError, InputRequiredError, mcp_proto.ProtocolError, mcp_proto.DecodeError) as e:
+    except (
+        McpError,
+        InputRequiredError,
+        mcp_proto.ProtocolError,
+        mcp_proto.DecodeError,
+        PermissionError,  # 401/403: reached, but refused
+        ValueError,  # an answer typed at the terminal that is not of the field's type
+    ) as e:
         print(f"mcp-proto: {e}", file=sys.stderr)
         return 1
     except (OSError, TimeoutError) as e:

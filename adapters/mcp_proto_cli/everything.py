@@ -20,6 +20,7 @@ import base64
 import functools
 import inspect
 import secrets
+import threading
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
@@ -100,6 +101,8 @@ TOOLS = [
     tool("test_input_required_result_capabilities", "Asks only what the client declared"),
 ]
 EXTRA_TOOLS: list[dict[str, Any]] = []
+MAX_EXTRA = 16
+CHANGES = threading.Lock()
 EXTRA_PROMPTS: list[dict[str, Any]] = []
 
 NAME = {
@@ -201,13 +204,13 @@ async def call_tool(ctx: Any, params: t.CallToolRequestParams) -> Any:
     if name in ("test_trigger_tool_change", "test_trigger_prompt_change"):
         kind = "tools" if name == "test_trigger_tool_change" else "prompts"
         target = EXTRA_TOOLS if kind == "tools" else EXTRA_PROMPTS
-        target.append(
-            {
-                "name": f"dynamic_{kind}_{len(target)}",
-                "description": "Added at run time",
-                **({"inputSchema": {"type": "object"}} if kind == "tools" else {}),
-            }
-        )
+        with CHANGES:  # handlers may run on threads (the blocking adapter)
+            if len(target) < MAX_EXTRA:  # any client may call this: the list stays bounded
+                entry: dict[str, Any] = {"name": f"dynamic_{kind}_{len(target)}"}
+                entry["description"] = "Added at run time"
+                if kind == "tools":
+                    entry["inputSchema"] = {"type": "object"}
+                target.append(entry)
         await sent(ctx.notify_changed(f"notifications/{kind}/list_changed"))
         return text(f"{kind} list changed")
     if name == "test_x_mcp_header":
