@@ -79,8 +79,11 @@ def build_request(
         if ptype is None:
             return Request(id=id, method=method, params=raw)
         return Request(id=id, method=method, params=structure(raw, ptype))
-    if progress or getattr(params, "meta", None) is None:
+    own = getattr(params, "meta", None)
+    if own is None:
         params = attrs.evolve(params, meta=meta)
+    elif progress:  # keep the caller's _meta (a trace id, a logLevel): add only the token
+        params = attrs.evolve(params, meta=attrs.evolve(own, progress_token=id))
     return Request(id=id, method=method, params=params)
 
 

@@ -192,3 +192,14 @@ def test_read_timeout_for_http_adapters() -> None:
     assert read_timeout(busy=False, waiting_since=0, now=0, **wait) == 15.0
     assert read_timeout(busy=False, waiting_since=0, now=20, **wait) == 10.0
     assert read_timeout(busy=False, waiting_since=0, now=30, **wait) is None  # slowloris: close
+
+
+def test_build_request_keeps_the_callers_meta_when_adding_progress() -> None:
+    conn = m.ClientConnection()
+    own = conn.meta(log_level="debug", **{"com.example/trace": "t-1"})
+    typed = build_request(
+        conn, "tools/call", t.CallToolRequestParams(name="x", meta=own), progress=True
+    )
+    assert typed.params.meta.progress_token == typed.id
+    assert typed.params.meta.log_level == "debug"
+    assert typed.params.meta.extra == {"com.example/trace": "t-1"}
