@@ -127,6 +127,8 @@ class HTTPServerConnection:
                 head = h11.Response(status_code=part.status, headers=list(part.headers))
                 out.append(self._h11.send(head))
             elif isinstance(part, ResponseData):
+                if self.exchange is not None and self.exchange.method == "HEAD":
+                    continue  # a response to HEAD has headers only (RFC 9110, 9.3.2)
                 out.append(self._h11.send(h11.Data(data=part.data)))
             elif isinstance(part, ResponseEnd):
                 out.append(self._h11.send(h11.EndOfMessage()))
@@ -157,6 +159,7 @@ class HTTPClientConnection:
         #: the response being read, once its head arrived
         self.exchange: ClientExchange | None = None
         self._closed = False
+        self._eof = False
 
     @property
     def busy(self) -> bool:
@@ -173,6 +176,8 @@ class HTTPClientConnection:
             raise LocalProtocolError("the connection is closed")
         if self._h11.states == {h11.CLIENT: h11.DONE, h11.SERVER: h11.DONE}:
             self._h11.start_next_cycle()
+        elif self._h11.our_state is not h11.IDLE:  # "Connection: close" or HTTP/1.0 answered
+            raise LocalProtocolError("the server closes this connection: use another")
         post = self.client.send(event, **kwargs)
         headers = [("host", self.host), *post.headers, ("content-length", str(len(post.body)))]
         data = self._h11.send(h11.Request(method="POST", target=post.target, headers=headers))
@@ -183,6 +188,7 @@ class HTTPClientConnection:
 
     def receive_data(self, data: bytes) -> None:
         """Bytes from the server; ``b""`` when it closed."""
+        self._eof = self._eof or not data
         self._h11.receive_data(data)
 
     def next_event(self) -> Any:
@@ -196,6 +202,8 @@ class HTTPClientConnection:
                 h = self._h11.next_event()
             except h11.RemoteProtocolError as e:
                 return self._broken(f"the response is not valid HTTP: {e}")
+            if h is h11.PAUSED and self._eof and self._post is None:
+                return self._broken("the server closed the connection")  # idle, kept alive
             if h is h11.NEED_DATA or h is h11.PAUSED:
                 return NEED_DATA
             if isinstance(h, h11.Response) and self._post is not None:

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import h11
 import pytest
 import trio
 
@@ -190,16 +191,39 @@ def test_http44_get_is_405(address: tuple[str, int]) -> None:
     conn.close()
 
 
-def read_event(sock: socket.socket, buffered: bytearray) -> Any:
-    while b"\n\n" not in buffered:
-        chunk = sock.recv(65536)
-        assert chunk, "the stream ended"
-        buffered += chunk
-    frame, _, rest = bytes(buffered).partition(b"\n\n")
-    buffered[:] = rest
-    if frame.startswith(b":"):
-        return None  # a keep-alive comment
-    return sse_messages(frame)[0]
+class SSEReader:
+    """Reads one response's SSE frames off a raw socket, HTTP framing (chunks) undone by h11."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.h11 = h11.Connection(h11.CLIENT)
+        self.h11.send(h11.Request(method="POST", target="/mcp", headers=[("host", "x")]))
+        self.head: h11.Response | None = None
+        self.body = b""
+
+    def _more(self) -> None:
+        while True:
+            event = self.h11.next_event()
+            if event is h11.NEED_DATA:
+                data = self.sock.recv(65536)
+                assert data, "the stream ended"
+                self.h11.receive_data(data)
+            elif isinstance(event, h11.Response):
+                self.head = event
+            elif isinstance(event, h11.Data):
+                self.body += event.data
+                return
+            else:
+                raise AssertionError(f"unexpected {event!r}")
+
+    def event(self) -> Any:
+        """The next SSE message (``None`` for a keep-alive comment)."""
+        while b"\n\n" not in self.body:
+            self._more()
+        frame, _, self.body = self.body.partition(b"\n\n")
+        if frame.startswith(b":"):
+            return None
+        return sse_messages(frame)[0]
 
 
 def test_listen_gets_a_change_from_another_connection(address: tuple[str, int]) -> None:
@@ -207,17 +231,14 @@ def test_listen_gets_a_change_from_another_connection(address: tuple[str, int]) 
     listener.sendall(
         raw_post("subscriptions/listen", {"notifications": {"toolsListChanged": True}})
     )
-    buffered = bytearray()
-    while b"\r\n\r\n" not in buffered:
-        buffered += listener.recv(65536)
-    status, _, rest = bytes(buffered).partition(b"\r\n\r\n")
-    assert b" 200 " in status and b"text/event-stream" in status
-    buffered[:] = rest
-    ack = read_event(listener, buffered)
+    reader = SSEReader(listener)
+    ack = reader.event()
+    assert reader.head is not None and reader.head.status_code == 200
+    assert dict(reader.head.headers)[b"content-type"] == b"text/event-stream"
     assert ack["method"] == "notifications/subscriptions/acknowledged"
     other = http.client.HTTPConnection(*address, timeout=10)
     assert call(other, "tools/call", {"name": "test_trigger_tool_change"}, id=9).status == 200
-    while (note := read_event(listener, buffered)) is None:
+    while (note := reader.event()) is None:
         pass  # keep-alive comments while waiting (keepalive_interval=0.5)
     assert note["method"] == "notifications/tools/list_changed"
     assert note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == 1

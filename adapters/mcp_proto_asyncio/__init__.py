@@ -1,19 +1,22 @@
 """The asyncio adapter for mcp_proto: stdlib only.
 
 ``Server`` runs ``async`` handlers, one task per request, over stdio or any
-stream pair; ``Client`` calls a server it spawns (or any stream pair) with any
-number of calls and listens in flight.
+stream pair; ``Client`` calls a server it spawns (or any stream pair), and
+``await Client.http(url)`` a Streamable HTTP endpoint, with any number of calls and
+listens in flight.
 """
 
 from mcp_proto._app import Handlers, McpError
 from mcp_proto._client_calls import InputRequiredError
 
 from ._client import Client, Subscription
+from ._http_client import HTTPClientSession
 from ._server import Context, Handler, Server
 
 __all__ = [
     "Client",
     "Context",
+    "HTTPClientSession",
     "Handler",
     "Handlers",
     "InputRequiredError",

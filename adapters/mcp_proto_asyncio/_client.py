@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Mapping, Sequence
-from typing import IO, Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 import mcp_proto as m
 from mcp_proto import types as t
 from mcp_proto._client_calls import build_request, outcome_of, owner_of
+
+if TYPE_CHECKING:
+    from ._http_client import HTTPClientSession
 
 __all__ = ["Client", "Subscription"]
 
@@ -25,7 +28,33 @@ InputHandler = Callable[[m.InputRequired], Mapping[str, Any]]
 ProgressHandler = Callable[[t.ProgressNotificationParams], None]
 
 
-class Client:
+class _Calls:
+    """The calls every asyncio client offers, over its own :meth:`request`."""
+
+    request: Callable[..., Awaitable[Any]]
+
+    async def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | None = None, **kw: Any
+    ) -> t.CallToolResult:
+        params = t.CallToolRequestParams(name=name, arguments=dict(arguments or {}))
+        return await self.request("tools/call", params, **kw)  # type: ignore[no-any-return]
+
+    async def list_tools(self, **kw: Any) -> list[t.Tool]:
+        """Every tool, following ``nextCursor`` until it is absent (PAGE-05, PAGE-06)."""
+        tools: list[t.Tool] = []
+        cursor: str | None = None
+        while True:
+            page = await self.request("tools/list", t.PaginatedRequestParams(cursor=cursor), **kw)
+            tools.extend(page.tools)
+            if page.next_cursor is None:
+                return tools
+            cursor = page.next_cursor
+
+    async def discover(self, **kw: Any) -> t.DiscoverResult:
+        return await self.request("server/discover", t.RequestParams(), **kw)  # type: ignore[no-any-return]
+
+
+class Client(_Calls):
     """An MCP client over an asyncio stream pair; :meth:`stdio` spawns the server.
 
     Same contract as the blocking client (``mcp_proto_sync.Client``), plus
@@ -78,6 +107,13 @@ class Client:
         await client.open()
         return client
 
+    @staticmethod
+    async def http(url: str, **options: Any) -> HTTPClientSession:
+        """An opened client for the Streamable HTTP endpoint at ``url`` (``http://...``)."""
+        from ._http_client import HTTPClientSession
+
+        return HTTPClientSession(url, **options)
+
     # -- calls --------------------------------------------------------------
 
     async def request(
@@ -122,26 +158,6 @@ class Client:
             raise
         finally:
             self._waiters.pop(request.id, None)
-
-    async def call_tool(
-        self, name: str, arguments: Mapping[str, Any] | None = None, **kw: Any
-    ) -> t.CallToolResult:
-        params = t.CallToolRequestParams(name=name, arguments=dict(arguments or {}))
-        return await self.request("tools/call", params, **kw)  # type: ignore[no-any-return]
-
-    async def list_tools(self, **kw: Any) -> list[t.Tool]:
-        """Every tool, following ``nextCursor`` until it is absent (PAGE-05, PAGE-06)."""
-        tools: list[t.Tool] = []
-        cursor: str | None = None
-        while True:
-            page = await self.request("tools/list", t.PaginatedRequestParams(cursor=cursor), **kw)
-            tools.extend(page.tools)
-            if page.next_cursor is None:
-                return tools
-            cursor = page.next_cursor
-
-    async def discover(self, **kw: Any) -> t.DiscoverResult:
-        return await self.request("server/discover", t.RequestParams(), **kw)  # type: ignore[no-any-return]
 
     async def listen(self, notifications: t.SubscriptionFilter, **kw: Any) -> Subscription:
         """Open a ``subscriptions/listen`` stream; returns once it is acknowledged."""
@@ -203,6 +219,14 @@ class Client:
             for queue in self._waiters.values():
                 queue.put_nowait(failure)
 
+    def _listening(self, id: t.RequestId) -> bool:
+        return id in self._waiters
+
+    async def _end_listen(self, id: t.RequestId) -> None:
+        self._waiters.pop(id, None)
+        if id in self.conn.in_flight():  # SUB-11: cancel it
+            await self._write(self.conn.cancel(id, "done"))
+
     async def _write(self, data: bytes) -> None:
         if data:
             try:
@@ -243,6 +267,14 @@ class Client:
         await self.aclose()
 
 
+class _Listens(Protocol):
+    """What a :class:`Subscription` needs of its client (stdio or HTTP)."""
+
+    def _listening(self, id: t.RequestId) -> bool: ...
+    async def _next(self, source: Any) -> Any: ...
+    async def _end_listen(self, id: t.RequestId) -> None: ...
+
+
 class Subscription:
     """An acknowledged listen: iterate for its notifications; :meth:`aclose` cancels it.
 
@@ -252,10 +284,10 @@ class Subscription:
 
     def __init__(
         self,
-        client: Client,
+        client: _Listens,
         id: t.RequestId,
         honoured: t.SubscriptionFilter,
-        queue: asyncio.Queue[Any],
+        queue: Any,
     ) -> None:
         self.client = client
         self.id = id
@@ -267,19 +299,17 @@ class Subscription:
         return self
 
     async def __anext__(self) -> m.Notification:
-        if self.id not in self.client._waiters:
+        if not self.client._listening(self.id):
             raise StopAsyncIteration
         event = await self.client._next(self._queue)
         if isinstance(event, m.SubscriptionEnded):
-            self.client._waiters.pop(self.id, None)
+            await self.client._end_listen(self.id)
             raise StopAsyncIteration
         return event  # type: ignore[no-any-return]
 
     async def aclose(self) -> None:
         """Cancel the listen (SUB-11); nothing more arrives for it."""
-        self.client._waiters.pop(self.id, None)
-        if self.id in self.client.conn.in_flight():
-            await self.client._write(self.client.conn.cancel(self.id, "done"))
+        await self.client._end_listen(self.id)
 
     async def __aenter__(self) -> Subscription:
         return self

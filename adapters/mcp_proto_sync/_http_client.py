@@ -9,6 +9,7 @@ its connection (HTTP-SSE-5).  One call at a time, like the stdio client.
 
 from __future__ import annotations
 
+import select
 import socket
 import sys
 import time
@@ -81,11 +82,21 @@ class HTTPClientSession(_Calls):
         sock = socket.create_connection(self.address, timeout=self.timeout)
         return sock, HTTPClientConnection(self.http, host=self._host)
 
+    def _take(self) -> _Link:
+        """An idle connection the server has not closed meanwhile, or a new one."""
+        while self._idle:
+            link = self._idle.pop()
+            if not select.select([link[0]], [], [], 0)[0]:
+                return link
+            link[0].close()  # readable while idle: closed by the server (keep-alive timeout)
+        return self._open()
+
     def _send(self, request: m.Request) -> None:
-        link = self._idle.pop() if self._idle else self._open()
+        link = self._take()
         try:
             link[0].sendall(link[1].send(request))
-        except OSError:
+        except (OSError, m.LocalProtocolError):  # the latter: "Connection: close" answered
+            link[1].close()  # retires the id, so that it can be sent again
             link[0].close()  # a kept-alive connection the server had closed: once more, afresh
             link = self._open()
             link[0].sendall(link[1].send(request))

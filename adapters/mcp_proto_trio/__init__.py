@@ -2,18 +2,21 @@
 
 ``Server`` runs ``async`` handlers, one task per request, over stdio or any
 trio stream; ``Client`` calls a server it spawns (or any stream pair) with any
-number of calls and listens in flight, its reader in a nursery the caller owns.
+number of calls and listens in flight, its reader in a nursery the caller owns;
+``async with Client.http(url)`` calls a Streamable HTTP endpoint the same way.
 """
 
 from mcp_proto._app import Handlers, McpError
 from mcp_proto._client_calls import InputRequiredError
 
 from ._client import Client, Subscription
+from ._http_client import HTTPClientSession
 from ._server import Context, Handler, Server
 
 __all__ = [
     "Client",
     "Context",
+    "HTTPClientSession",
     "Handler",
     "Handlers",
     "InputRequiredError",

@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import math
 import subprocess
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 import trio
 
 import mcp_proto as m
 from mcp_proto import types as t
 from mcp_proto._client_calls import build_request, outcome_of, owner_of
+
+if TYPE_CHECKING:
+    from ._http_client import HTTPClientSession
 
 __all__ = ["Client", "Subscription"]
 
@@ -29,7 +32,33 @@ ProgressHandler = Callable[[t.ProgressNotificationParams], None]
 _Channel = tuple[trio.MemorySendChannel[Any], trio.MemoryReceiveChannel[Any]]
 
 
-class Client:
+class _Calls:
+    """The calls every trio client offers, over its own :meth:`request`."""
+
+    request: Callable[..., Awaitable[Any]]
+
+    async def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | None = None, **kw: Any
+    ) -> t.CallToolResult:
+        params = t.CallToolRequestParams(name=name, arguments=dict(arguments or {}))
+        return await self.request("tools/call", params, **kw)  # type: ignore[no-any-return]
+
+    async def list_tools(self, **kw: Any) -> list[t.Tool]:
+        """Every tool, following ``nextCursor`` until it is absent (PAGE-05, PAGE-06)."""
+        tools: list[t.Tool] = []
+        cursor: str | None = None
+        while True:
+            page = await self.request("tools/list", t.PaginatedRequestParams(cursor=cursor), **kw)
+            tools.extend(page.tools)
+            if page.next_cursor is None:
+                return tools
+            cursor = page.next_cursor
+
+    async def discover(self, **kw: Any) -> t.DiscoverResult:
+        return await self.request("server/discover", t.RequestParams(), **kw)  # type: ignore[no-any-return]
+
+
+class Client(_Calls):
     """An MCP client over a trio stream pair; :meth:`stdio` spawns the server.
 
     Same contract as the blocking client (``mcp_proto_sync.Client``), plus
@@ -88,6 +117,15 @@ class Client:
                 with trio.CancelScope(shield=True):
                     await client.aclose()
 
+    @staticmethod
+    @asynccontextmanager
+    async def http(url: str, **options: Any) -> AsyncIterator[HTTPClientSession]:
+        """Yield a client for the Streamable HTTP endpoint at ``url``; close it on exit."""
+        from ._http_client import HTTPClientSession
+
+        async with HTTPClientSession(url, **options) as client:
+            yield client
+
     # -- calls --------------------------------------------------------------
 
     async def request(
@@ -130,26 +168,6 @@ class Client:
             raise
         finally:
             self._waiters.pop(request.id, None)
-
-    async def call_tool(
-        self, name: str, arguments: Mapping[str, Any] | None = None, **kw: Any
-    ) -> t.CallToolResult:
-        params = t.CallToolRequestParams(name=name, arguments=dict(arguments or {}))
-        return await self.request("tools/call", params, **kw)  # type: ignore[no-any-return]
-
-    async def list_tools(self, **kw: Any) -> list[t.Tool]:
-        """Every tool, following ``nextCursor`` until it is absent (PAGE-05, PAGE-06)."""
-        tools: list[t.Tool] = []
-        cursor: str | None = None
-        while True:
-            page = await self.request("tools/list", t.PaginatedRequestParams(cursor=cursor), **kw)
-            tools.extend(page.tools)
-            if page.next_cursor is None:
-                return tools
-            cursor = page.next_cursor
-
-    async def discover(self, **kw: Any) -> t.DiscoverResult:
-        return await self.request("server/discover", t.RequestParams(), **kw)  # type: ignore[no-any-return]
 
     async def listen(self, notifications: t.SubscriptionFilter, **kw: Any) -> Subscription:
         """Open a ``subscriptions/listen`` stream; returns once it is acknowledged."""
@@ -222,6 +240,13 @@ class Client:
             except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
                 raise ConnectionError("the server's input is closed") from e
 
+    def _listening(self, id: t.RequestId) -> bool:
+        return id in self._waiters
+
+    async def _end_listen(self, id: t.RequestId) -> None:
+        self._waiters.pop(id, None)
+        await self._cancel(id, "done")  # SUB-11
+
     async def _cancel(self, id: t.RequestId, reason: str) -> None:
         if id in self.conn.in_flight():
             with suppress(ConnectionError):
@@ -244,6 +269,14 @@ class Client:
         return code
 
 
+class _Listens(Protocol):
+    """What a :class:`Subscription` needs of its client (stdio or HTTP)."""
+
+    def _listening(self, id: t.RequestId) -> bool: ...
+    async def _next(self, source: Any) -> Any: ...
+    async def _end_listen(self, id: t.RequestId) -> None: ...
+
+
 class Subscription:
     """An acknowledged listen: iterate for its notifications; :meth:`aclose` cancels it.
 
@@ -252,7 +285,7 @@ class Subscription:
     """
 
     def __init__(
-        self, client: Client, id: t.RequestId, honoured: t.SubscriptionFilter, channel: _Channel
+        self, client: _Listens, id: t.RequestId, honoured: t.SubscriptionFilter, channel: Any
     ) -> None:
         self.client = client
         self.id = id
@@ -264,18 +297,17 @@ class Subscription:
         return self
 
     async def __anext__(self) -> m.Notification:
-        if self.id not in self.client._waiters:
+        if not self.client._listening(self.id):
             raise StopAsyncIteration
         event = await self.client._next(self._channel)
         if isinstance(event, m.SubscriptionEnded):
-            self.client._waiters.pop(self.id, None)
+            await self.client._end_listen(self.id)
             raise StopAsyncIteration
         return event  # type: ignore[no-any-return]
 
     async def aclose(self) -> None:
         """Cancel the listen (SUB-11); nothing more arrives for it."""
-        self.client._waiters.pop(self.id, None)
-        await self.client._cancel(self.id, "done")
+        await self.client._end_listen(self.id)
 
     async def __aenter__(self) -> Subscription:
         return self
