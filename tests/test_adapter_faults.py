@@ -85,3 +85,22 @@ def test_asyncio_a_handler_cancelling_its_own_subtask_is_answered() -> None:
     with Client.stdio(command, timeout=10, stderr=subprocess.DEVNULL) as client:
         result = client.call_tool("inner_cancel")
         assert result.is_error  # the CancelledError was the handler's, reported as a tool error
+
+
+def test_a_callback_that_raises_cancels_the_call_on_the_server() -> None:
+    command = [sys.executable, *COMMANDS["asyncio"]]
+    client = Client.stdio(command, timeout=10, stderr=subprocess.PIPE)
+    try:
+        client.call_tool("echo")
+
+        def boom(params: object) -> None:
+            raise KeyboardInterrupt  # the user gave up while it ran
+
+        with pytest.raises(KeyboardInterrupt):
+            client.call_tool("sleep", {"seconds": 30}, on_progress=boom)
+        assert client.conn.in_flight() == ()
+        assert client.call_tool("echo", {"text": "on"}).content[0].text == "on"
+    finally:
+        client.close()
+    assert client.process is not None and client.process.stderr is not None
+    assert b"cancelled" in client.process.stderr.read()

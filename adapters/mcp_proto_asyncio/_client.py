@@ -165,12 +165,15 @@ class Client(_Calls):
         request = build_request(self.conn, "subscriptions/listen", params)
         queue = self._watch(request.id)
         limit = kw.get("timeout", self.timeout)
-        await self._write(self.conn.send(request))
         try:
+            await self._write(self.conn.send(request))
             async with asyncio.timeout(limit):
                 first = await self._next(queue)
         except BaseException:
             self._waiters.pop(request.id, None)
+            if request.id in self.conn.in_flight():  # not acknowledged in time: tell the server
+                with contextlib.suppress(ConnectionError):
+                    await self._write(self.conn.cancel(request.id, "listen abandoned"))
             raise
         if not isinstance(first, m.SubscriptionAcknowledged):
             self._waiters.pop(request.id, None)

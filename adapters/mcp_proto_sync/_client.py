@@ -70,23 +70,31 @@ class _Calls:
         ``on_progress`` the request asks for progress and the callback sees
         each notification.  ``on_input`` answers ``input_required`` rounds
         (it gets the :class:`mcp_proto.InputRequired` event and returns the
-        ``inputResponses``); without it such a round raises :class:`McpError`.
+        ``inputResponses``); without it such a round raises ``InputRequiredError``.
+        A call that ends any other way than with its answer (a timeout, a callback
+        that raised, an interrupt) is cancelled on the server.
         """
         limit = self.timeout if timeout is None else timeout
         deadline = None if limit is None else time.monotonic() + limit
         request = build_request(self.conn, method, params, progress=on_progress is not None)
         self._send(request)
-        while True:
-            event = self._await_end(request.id, deadline, on_progress)
-            if event is None:
-                self._cancel(request.id, "timed out")
-                raise TimeoutError(f"{method} got no answer within {limit} s")
-            if isinstance(event, m.InputRequired) and on_input is not None:
-                retry = event.retry(id=self.conn.next_id(), input_responses=on_input(event))
-                self._send(retry)
-                request = retry
-                continue
-            return outcome_of(event)
+        try:
+            while True:
+                event = self._await_end(request.id, deadline, on_progress)
+                if event is None:
+                    raise TimeoutError(f"{method} got no answer within {limit} s")
+                if isinstance(event, m.InputRequired) and on_input is not None:
+                    answers = on_input(event)
+                    retry = event.retry(id=self.conn.next_id(), input_responses=answers)
+                    self._send(retry)
+                    request = retry
+                    continue
+                return outcome_of(event)
+        except BaseException:  # a timeout, a callback that raised, Ctrl-C: cancel it
+            if request.id in self.conn.in_flight():
+                with contextlib.suppress(OSError, ConnectionError):
+                    self._cancel(request.id, "abandoned")
+            raise
 
     def probe(self, timeout: float = 5.0) -> ProbeOutcome:
         """Ask ``server/discover`` and tell a modern server from a legacy one (STDIO-18).

@@ -93,6 +93,7 @@ class HTTPClientSession(_Calls):
 
     def _send(self, request: m.Request) -> None:
         link = self._take()
+        link[0].settimeout(self.timeout)  # not the last call's leftover deadline
         try:
             link[0].sendall(link[1].send(request))
         except (OSError, m.LocalProtocolError):  # the latter: "Connection: close" answered
@@ -104,6 +105,8 @@ class HTTPClientSession(_Calls):
 
     def _cancel(self, id: t.RequestId, reason: str) -> None:
         link = self._active.pop(id, None)
+        if link is None and id in self.conn.in_flight():
+            self.conn.cancel(id, reason)  # it never reached a connection: just retire the id
         if link is not None:
             link[1].close()  # closing the response is the cancellation (HTTP-12)
             link[0].close()

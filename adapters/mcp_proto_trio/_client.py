@@ -163,7 +163,7 @@ class Client(_Calls):
             await self._cancel(request.id, "timed out")
             raise TimeoutError(f"{method} got no answer within {limit} s") from None
         except trio.Cancelled:
-            with trio.CancelScope(shield=True):  # CANCEL-05: tell the server
+            with trio.CancelScope(shield=True), trio.move_on_after(5):  # CANCEL-05: tell it
                 await self._cancel(request.id, "cancelled")
             raise
         finally:
@@ -175,14 +175,17 @@ class Client(_Calls):
         request = build_request(self.conn, "subscriptions/listen", params)
         channel = self._watch(request.id)
         limit = kw.get("timeout", self.timeout)
-        await self._write(self.conn.send(request))
         try:
+            await self._write(self.conn.send(request))
             with trio.fail_after(math.inf if limit is None else limit):
                 first = await self._next(channel)
-        except trio.TooSlowError:
-            self._waiters.pop(request.id, None)
-            await self._cancel(request.id, "timed out")
-            raise TimeoutError("the listen was not acknowledged in time") from None
+        except BaseException as e:
+            self._waiters.pop(request.id, None)  # never acknowledged: tell the server
+            with trio.CancelScope(shield=True), trio.move_on_after(5):
+                await self._cancel(request.id, "listen abandoned")
+            if isinstance(e, trio.TooSlowError):
+                raise TimeoutError("the listen was not acknowledged in time") from None
+            raise
         if not isinstance(first, m.SubscriptionAcknowledged):
             self._waiters.pop(request.id, None)
             outcome_of(first)  # raises for an error; a result ends it at once
