@@ -55,6 +55,7 @@ SATURATION_PAUSE = 1.0
 #: seconds one subscriber may take to accept a change notification before it is skipped
 FANOUT_TIMEOUT = 5.0
 _RANK = {name: i for i, name in enumerate(LOG_LEVELS)}
+_RUNTIME_METHODS = frozenset({"subscriptions/listen"})
 
 
 class McpError(Exception):
@@ -85,26 +86,34 @@ class Handlers(Generic[H]):
     ``H`` is the adapter's handler type (``async def`` for trio and asyncio, a
     plain function for the blocking adapter); this class only stores them.
     ``server/discover`` needs no handler: without one, the adapters answer it
-    from the connection's configuration.
+    from the connection's configuration.  ``subscriptions/listen`` takes none:
+    the runtime acknowledges it from the capabilities and keeps it open
+    (registering one raises ``ValueError``).
     """
 
     def __init__(self, handlers: Mapping[str, H] | None = None, *, default: H | None = None):
-        self._by_method: dict[str, H] = dict(handlers or {})
+        self._by_method: dict[str, H] = {}
+        for method, fn in (handlers or {}).items():
+            self.add(method, fn)
         self.default = default
 
     def on(self, method: str) -> Callable[[H], H]:
         """Decorator: ``@handlers.on("tools/call")``."""
 
         def register(fn: H) -> H:
-            self._by_method[method] = fn
+            self.add(method, fn)
             return fn
 
         return register
 
     def add(self, method: str, fn: H) -> None:
+        if method in _RUNTIME_METHODS:
+            raise ValueError(f"{method} is answered by the runtime, not by a handler")
         self._by_method[method] = fn
 
     def find(self, method: str) -> H | None:
+        if method in _RUNTIME_METHODS:
+            return None  # not even the catch-all: the runtime owns it
         return self._by_method.get(method, self.default)
 
     def methods(self) -> tuple[str, ...]:

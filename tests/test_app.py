@@ -203,3 +203,10 @@ def test_build_request_keeps_the_callers_meta_when_adding_progress() -> None:
     assert typed.params.meta.progress_token == typed.id
     assert typed.params.meta.log_level == "debug"
     assert typed.params.meta.extra == {"com.example/trace": "t-1"}
+
+
+def test_listens_belong_to_the_runtime() -> None:
+    with pytest.raises(ValueError, match="runtime"):
+        Handlers({"subscriptions/listen": print})
+    handlers: Handlers[Any] = Handlers(default=print)
+    assert handlers.find("subscriptions/listen") is None  # not even the catch-all
