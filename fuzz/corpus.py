@@ -6,7 +6,8 @@
   example wrapped into a request of its method, one compact line each;
 * ``server``: client-side messages joined into short NDJSON streams, with CRLF, blank lines,
   junk lines and a cancellation mixed in;
-* ``client``: server-side messages re-addressed to the ids a fuzzed client has in flight.
+* ``client``: server-side messages re-addressed to the ids a fuzzed client has in flight;
+* ``http_server``, ``http_client``, ``sse``, ``schema``: see ``fuzz/corpus_http.py``.
 
 Without ``../shared`` the corpora fall back to a few hand-written lines.
 
@@ -97,6 +98,10 @@ def seeds(kind: str) -> list[bytes]:
             else:
                 out.append(_line(v))
         return out
+    from . import corpus_http
+
+    if kind in corpus_http.KINDS:
+        return corpus_http.KINDS[kind](messages)
     raise ValueError(f"unknown corpus kind {kind!r}")
 
 

@@ -6,7 +6,7 @@ One harness, with libFuzzer's own flags passed through::
 
 Every harness for a fixed, seeded budget (what CI runs)::
 
-    uv run --group fuzz python -m fuzz.run --all --runs 2000 --seed 1
+    uv run --group fuzz python -m fuzz.run --all --runs 3000 --seed 1
 
 Each harness starts from seeds generated from the spec's examples (``fuzz/corpus.py``) in
 ``fuzz/.work/NAME/corpus`` (git ignores ``fuzz/.work``), which keeps what libFuzzer adds;
@@ -23,30 +23,89 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 WORK = HERE / ".work"
-#: harness name -> (seed corpus kind, name of the check in fuzz.invariants)
+#: harness name -> (seed corpus kind, module in fuzz/, name of the check in it)
 HARNESSES = {
-    "decode": ("messages", "check_decode"),
-    "server": ("server", "check_server_stream"),
-    "client": ("client", "check_client_stream"),
+    "decode": ("messages", "invariants", "check_decode"),
+    "server": ("server", "invariants", "check_server_stream"),
+    "client": ("client", "invariants", "check_client_stream"),
+    "http_server": ("http_server", "invariants_http", "check_http_server"),
+    "http_client": ("http_client", "invariants_http", "check_http_client"),
+    "sse": ("sse", "invariants_http", "check_sse"),
+    "schema": ("schema", "invariants_schema", "check_schema"),
 }
+
+#: libFuzzer dictionaries (tokens the mutator splices in), written next to the corpus
+DICTIONARIES = {
+    "schema": [
+        *(
+            f'"{k}":'
+            for k in [
+                "$schema", "$id", "$anchor", "$ref", "$defs", "$dynamicRef", "$dynamicAnchor",
+                "$recursiveRef", "$recursiveAnchor", "definitions", "dependencies", "type",
+                "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum",
+                "exclusiveMinimum", "maxLength", "minLength", "pattern", "format", "items",
+                "prefixItems", "additionalItems", "contains", "minContains", "maxContains",
+                "maxItems", "minItems", "uniqueItems", "unevaluatedItems", "properties",
+                "patternProperties", "additionalProperties", "propertyNames",
+                "unevaluatedProperties", "required", "dependentRequired", "dependentSchemas",
+                "maxProperties", "minProperties", "allOf", "anyOf", "oneOf", "not", "if",
+                "then", "else",
+            ]
+        ),
+        '"#/$defs/', '"http://json-schema.org/draft-07/schema#"', "true", "false", "null",
+        '"object"', '"array"', '"string"', '"integer"', '"number"', '"boolean"', '"null"',
+    ],
+    "http_server": ["\r\n", "content-length: ", "transfer-encoding: chunked", "mcp-method: ",
+                    "mcp-name: ", "mcp-protocol-version: 2026-07-28", "HTTP/1.1", "HEAD ",
+                    "connection: close", "expect: 100-continue"],
+    "http_client": ["\r\n", "content-length: ", "transfer-encoding: chunked", "HTTP/1.1 ",
+                    "text/event-stream", "connection: close", "data: ", "\n\n"],
+    "sse": ["data: ", "event: ", "id: ", "retry: ", "\r\n", ":", "\xef\xbb\xbf"],
+}  # fmt: skip
+
+
+def _escape(byte: int) -> str:
+    return chr(byte) if 0x20 <= byte < 0x7F and byte not in b'"\\' else f"\\x{byte:02x}"
+
+
+def _dictionary(name: str, folder: Path) -> list[str]:
+    """``-dict=FILE`` for the harness, if it has one."""
+    tokens = DICTIONARIES.get(name)
+    if not tokens:
+        return []
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "tokens.dict"
+    lines = ['"' + "".join(_escape(b) for b in tok.encode("latin-1")) + '"' for tok in tokens]
+    path.write_text("\n".join(lines) + "\n")
+    return [f"-dict={path}"]
 
 
 def fuzz_one(name: str, flags: list[str]) -> None:
     import atheris
 
-    with atheris.instrument_imports(include=["mcp_proto"]):
-        import mcp_proto  # noqa: F401
-    from fuzz import corpus, invariants
+    with atheris.instrument_imports(include=["mcp_proto", "h11"]):
+        import h11  # noqa: F401
 
-    kind, check_name = HARNESSES[name]
-    check = getattr(invariants, check_name)
+        import mcp_proto
+        import mcp_proto._http_h11
+        import mcp_proto.http
+        import mcp_proto.schema  # noqa: F401
+    import importlib
+
+    from fuzz import corpus
+
+    kind, module, check_name = HARNESSES[name]
+    check = getattr(importlib.import_module(f"fuzz.{module}"), check_name)
     work = WORK / name
     paths = [f for f in flags if not f.startswith("-")]
     if not paths:  # fuzz from the generated seeds rather than replay given files
         corpus.write(work / "corpus", kind)
         paths = [str(work / "corpus")]
     options = [f for f in flags if f.startswith("-")]
-    argv = [sys.argv[0], f"-artifact_prefix={work}/", "-max_len=8192", *options, *paths]
+    # -timeout: a runaway (a schema validation the step budget failed to stop) is a failure
+    argv = [sys.argv[0], f"-artifact_prefix={work}/", "-max_len=8192", "-timeout=20"]
+    argv += _dictionary(name, work)
+    argv += [*options, *paths]
     atheris.Setup(argv, check)
     atheris.Fuzz()
 

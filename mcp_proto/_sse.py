@@ -115,6 +115,8 @@ class SSEParser:
                     raise RemoteProtocolError(f"SSE line longer than {self._max} bytes")
                 break
             end = match.start()
+            if end > self._max:  # the same bound whether the line ending arrived yet or not
+                raise RemoteProtocolError(f"SSE line longer than {self._max} bytes")
             if buf[end] == 0x0D and end + 1 == len(buf) and not self._eof:
                 self._scanned = end  # a CR at the edge: wait to see whether LF follows
                 break
