@@ -33,9 +33,11 @@ from ._http_server import (
     reply_parts,
 )
 
-__all__ = ["HTTPClientConnection", "HTTPServerConnection"]
+__all__ = ["DEFAULT_MAX_HEADERS", "HTTPClientConnection", "HTTPServerConnection"]
 
 _DEFAULT_INCOMPLETE = 64 * 1024
+#: the most header fields a request may have (HTTPServerConnection ``max_headers``)
+DEFAULT_MAX_HEADERS = 128
 
 
 class HTTPServerConnection:
@@ -47,14 +49,21 @@ class HTTPServerConnection:
     :class:`~mcp_proto.ConnectionClosed` at the end, or :data:`NEED_DATA`.
     :meth:`send` returns the bytes to write.  After a response with
     ``Connection: close`` (or a broken request) :attr:`must_close` is true:
-    write the bytes, then close.
+    write the bytes, then close.  A request head over ``max_incomplete_event_size``
+    bytes or ``max_headers`` fields is answered ``431`` and the connection closed.
     """
 
     def __init__(
-        self, server: HTTPServer, *, max_incomplete_event_size: int = _DEFAULT_INCOMPLETE
+        self,
+        server: HTTPServer,
+        *,
+        max_incomplete_event_size: int = _DEFAULT_INCOMPLETE,
+        max_headers: int = DEFAULT_MAX_HEADERS,
     ) -> None:
         self.server = server
         self._h11 = h11.Connection(h11.SERVER, max_incomplete_event_size=max_incomplete_event_size)
+        self._max_head = max_incomplete_event_size
+        self._max_headers = max_headers
         #: the exchange of the current cycle, if a request head has arrived
         self.exchange: ServerExchange | None = None
         self._eof = False
@@ -99,6 +108,13 @@ class HTTPServerConnection:
                     return ConnectionClosed()
                 return NEED_DATA
             if isinstance(h, h11.Request):
+                size = len(h.target) + sum(len(n) + len(v) + 4 for n, v in h.headers)
+                if size > self._max_head or len(h.headers) > self._max_headers:
+                    # h11 bounds only a head that is still incomplete: a whole one read in
+                    # one go is checked here (431, then the connection closes)
+                    self._broken = True
+                    self._error = Reply(status=431, headers=(("connection", "close"),))
+                    return self._error
                 self.exchange = self.server.exchange(h.method, h.target, h.headers)
             elif isinstance(h, h11.Data) and ex is not None:
                 ex.receive_body(h.data)

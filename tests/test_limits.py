@@ -114,3 +114,36 @@ def test_finished_requests_leave_no_memory_behind() -> None:
     grown = sum(s.size_diff for s in after.compare_to(before, "filename"))
     assert grown < 64 * 1024, f"{grown} bytes kept after 2000 finished requests"
     assert srv.in_flight() == () and META  # nothing left in flight
+
+
+def _http_head(extra: str) -> bytes:
+    body = orjson.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": META}}
+    )
+    head = (
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+        "accept: application/json, text/event-stream\r\nmcp-protocol-version: 2026-07-28\r\n"
+        f"mcp-method: server/discover\r\ncontent-length: {len(body)}\r\n{extra}\r\n"
+    )
+    return head.encode() + body
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "x-big: " + "a" * (70 * 1024) + "\r\n",  # one huge header
+        "".join(f"x-h{i}: v\r\n" for i in range(8000)),  # very many small ones
+    ],
+    ids=["size", "count"],
+)
+def test_http_head_limit_holds_and_spares_ordinary_requests(extra: str) -> None:
+    from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
+
+    conn = HTTPServerConnection(HTTPServer(connection=server))
+    conn.receive_data(_http_head(extra))
+    refused = conn.next_event()
+    assert isinstance(refused, Reply) and refused.status == 431  # h11's 64 KiB head bound
+    assert b" 431 " in conn.send(refused) and conn.must_close
+    ordinary = HTTPServerConnection(HTTPServer(connection=server))
+    ordinary.receive_data(_http_head("x-small: 1\r\n"))
+    assert isinstance(ordinary.next_event(), m.Request)
