@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import attrs
 
@@ -20,6 +21,7 @@ from ._client import ClientConnection
 from ._codec import structure, unstructure
 from ._errors import RemoteProtocolError
 from ._events import (
+    ConnectionClosed,
     ErrorResponse,
     InputRequired,
     InvalidResponse,
@@ -34,9 +36,11 @@ from ._methods import METHODS
 
 __all__ = [
     "ENDINGS",
+    "Endpoint",
     "InputRequiredError",
     "ProbeOutcome",
     "build_request",
+    "http_failure",
     "outcome_of",
     "owner_of",
     "probe_outcome",
@@ -156,3 +160,43 @@ def probe_outcome(event: Any, ours: Iterable[str]) -> ProbeOutcome:
     if isinstance(event, VersionNotSupported):
         return ProbeOutcome(era="modern", supported=event.supported, version=event.choose(ours))
     return ProbeOutcome(era="legacy")
+
+
+@attrs.frozen(kw_only=True)
+class Endpoint:
+    """Where a Streamable HTTP client connects: from ``http://host[:port]/path[?query]``."""
+
+    host: str
+    port: int
+    target: str  #: the path and query, for the request line
+    authority: str  #: the ``Host`` header
+
+    @classmethod
+    def parse(cls, url: str) -> Endpoint:
+        """Raises ``ValueError`` for anything but an ``http://`` URL with a host."""
+        parts = urlsplit(url)
+        if parts.scheme != "http" or not parts.hostname:
+            raise ValueError(f"not an http:// URL: {url!r} (https needs a TLS layer of yours)")
+        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        authority = parts.netloc.rpartition("@")[2]
+        return cls(host=parts.hostname, port=parts.port or 80, target=target, authority=authority)
+
+
+def http_failure(event: Any) -> Exception | None:
+    """The exception an HTTP-only ending of a request means (``None`` for the others).
+
+    A lost request or a closed connection is ``ConnectionError``; ``401``/``403``
+    is ``PermissionError`` carrying the event (its parsed challenge) as
+    ``args[1]``; a status the binding cannot read is :class:`RemoteProtocolError`.
+    """
+    from ._http_client import AuthenticationRequired, RequestLost, UnexpectedResponse
+
+    if isinstance(event, RequestLost):
+        return ConnectionError(f"the request was lost: {event.reason}")
+    if isinstance(event, AuthenticationRequired):
+        return PermissionError(f"HTTP {event.status}: authorization required", event)
+    if isinstance(event, UnexpectedResponse):
+        return RemoteProtocolError(f"HTTP {event.status}: {event.reason} ({event.era.value})")
+    if isinstance(event, ConnectionClosed):
+        return ConnectionError("the server closed the connection")
+    return None

@@ -210,3 +210,26 @@ def test_listens_belong_to_the_runtime() -> None:
         Handlers({"subscriptions/listen": print})
     handlers: Handlers[Any] = Handlers(default=print)
     assert handlers.find("subscriptions/listen") is None  # not even the catch-all
+
+
+def test_http_endpoint_and_failures() -> None:
+    from mcp_proto._client_calls import Endpoint, http_failure
+    from mcp_proto.http import Era, RequestLost, UnexpectedResponse
+
+    at = Endpoint.parse("http://user@127.0.0.1:3000/mcp?x=1")
+    assert (at.host, at.port, at.target, at.authority) == (
+        "127.0.0.1",
+        3000,
+        "/mcp?x=1",
+        "127.0.0.1:3000",
+    )
+    assert Endpoint.parse("http://example.test").port == 80
+    for bad in ("https://x/mcp", "ftp://x", "http:///mcp"):
+        with pytest.raises(ValueError):
+            Endpoint.parse(bad)
+    lost = http_failure(RequestLost(id=1, request=request(), reason="gone"))
+    assert isinstance(lost, ConnectionError) and "gone" in str(lost)
+    odd = http_failure(UnexpectedResponse(id=1, status=502, reason="bad gateway", era=Era.LEGACY))
+    assert isinstance(odd, m.RemoteProtocolError) and "502" in str(odd)
+    assert isinstance(http_failure(m.ConnectionClosed()), ConnectionError)
+    assert http_failure(m.Result(id=1, result=None)) is None

@@ -16,18 +16,14 @@ import asyncio
 import sys
 from collections.abc import Iterable
 from typing import Any
-from urllib.parse import urlsplit
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._client_calls import build_request, outcome_of
+from mcp_proto._client_calls import Endpoint, build_request, http_failure, outcome_of
 from mcp_proto.http import (
-    AuthenticationRequired,
     HTTPClient,
     HTTPClientConnection,
-    RequestLost,
     ToolRejected,
-    UnexpectedResponse,
 )
 
 from ._client import InputHandler, ProgressHandler, Subscription, _Calls
@@ -70,19 +66,6 @@ class _Link:
         self.writer.close()
 
 
-def failure(event: Any) -> Exception | None:
-    """The exception an HTTP-only ending of a request means (``None`` for the others)."""
-    if isinstance(event, RequestLost):
-        return ConnectionError(f"the request was lost: {event.reason}")
-    if isinstance(event, AuthenticationRequired):
-        return PermissionError(f"HTTP {event.status}: authorization required", event)
-    if isinstance(event, UnexpectedResponse):
-        return m.RemoteProtocolError(f"HTTP {event.status}: {event.reason} ({event.era.value})")
-    if isinstance(event, m.ConnectionClosed):
-        return ConnectionError("the server closed the connection")
-    return None
-
-
 class HTTPClientSession(_Calls):
     """An MCP client for a Streamable HTTP endpoint (``http://host:port/path``).
 
@@ -105,11 +88,9 @@ class HTTPClientSession(_Calls):
         headers: Iterable[tuple[str, str]] = (),
         pool_size: int = 4,
     ) -> None:
-        parts = urlsplit(url)
-        if parts.scheme != "http" or not parts.hostname:
-            raise ValueError(f"not an http:// URL: {url!r} (https needs a TLS layer of yours)")
-        self.address = (parts.hostname, parts.port or 80)
-        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        endpoint = Endpoint.parse(url)
+        self.address = (endpoint.host, endpoint.port)
+        target = endpoint.target
         if connection is None:
             connection = m.ClientConnection(capabilities=capabilities)
         self.conn = connection
@@ -117,7 +98,7 @@ class HTTPClientSession(_Calls):
         self.timeout = timeout
         self.pool_size = pool_size
         self.rejected_tools: list[ToolRejected] = []
-        self._host = parts.netloc.rpartition("@")[2]
+        self._host = endpoint.authority
         self._idle: list[_Link] = []
         self._open: set[_Link] = set()
         self._listens: dict[t.RequestId, _Link] = {}
@@ -220,7 +201,7 @@ class HTTPClientSession(_Calls):
             elif isinstance(event, m.Notification):
                 if event.method == "notifications/progress" and on_progress is not None:
                     on_progress(event.params)
-            elif (error := failure(event)) is not None:
+            elif (error := http_failure(event)) is not None:
                 raise error
             elif getattr(event, "id", None) == id:
                 return event
@@ -262,7 +243,7 @@ class HTTPClientSession(_Calls):
             event = await link.next_event()
             if isinstance(event, (m.Notification, m.SubscriptionEnded)):
                 return event
-            if (error := failure(event)) is not None:
+            if (error := http_failure(event)) is not None:
                 raise error
 
     async def _end_listen(self, id: t.RequestId) -> None:

@@ -15,17 +15,14 @@ import sys
 import time
 from collections.abc import Iterable
 from typing import Any
-from urllib.parse import urlsplit
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._client_calls import ProbeOutcome
+from mcp_proto._client_calls import Endpoint, ProbeOutcome, http_failure
 from mcp_proto.http import (
-    AuthenticationRequired,
     Era,
     HTTPClient,
     HTTPClientConnection,
-    RequestLost,
     ToolRejected,
     UnexpectedResponse,
 )
@@ -60,11 +57,9 @@ class HTTPClientSession(_Calls):
         headers: Iterable[tuple[str, str]] = (),
         pool_size: int = 4,
     ) -> None:
-        parts = urlsplit(url)
-        if parts.scheme != "http" or not parts.hostname:
-            raise ValueError(f"not an http:// URL: {url!r} (https needs a TLS layer of yours)")
-        self.address = (parts.hostname, parts.port or 80)
-        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        endpoint = Endpoint.parse(url)
+        self.address = (endpoint.host, endpoint.port)
+        target = endpoint.target
         if connection is None:
             connection = m.ClientConnection(capabilities=capabilities)
         self.conn = connection
@@ -76,7 +71,7 @@ class HTTPClientSession(_Calls):
         self.last_unexpected: UnexpectedResponse | None = None
         self._idle: list[_Link] = []
         self._active: dict[t.RequestId, _Link] = {}
-        self._host = parts.netloc.rpartition("@")[2]
+        self._host = endpoint.authority
 
     def _open(self) -> _Link:
         sock = socket.create_connection(self.address, timeout=self.timeout)
@@ -152,19 +147,12 @@ class HTTPClientSession(_Calls):
 
     def _raise_for(self, id: t.RequestId, event: Any) -> None:
         """Turn the HTTP-only endings into exceptions (the connection is dropped)."""
-        if isinstance(event, RequestLost):
-            self._cancel(id, "lost")
-            raise ConnectionError(f"the request was lost: {event.reason}")
-        if isinstance(event, AuthenticationRequired):
-            self._cancel(id, "unauthorized")
-            raise PermissionError(f"HTTP {event.status}: authorization required", event)
-        if isinstance(event, UnexpectedResponse):
-            self.last_unexpected = event
-            self._cancel(id, "unexpected")
-            raise m.RemoteProtocolError(f"HTTP {event.status}: {event.reason} ({event.era.value})")
-        if isinstance(event, m.ConnectionClosed):
-            self._cancel(id, "closed")
-            raise ConnectionError("the server closed the connection")
+        error = http_failure(event)
+        if error is not None:
+            if isinstance(event, UnexpectedResponse):
+                self.last_unexpected = event
+            self._cancel(id, "ended")
+            raise error
 
     def probe(self, timeout: float = 5.0) -> ProbeOutcome:
         """``server/discover``; over HTTP a legacy server answers with an error status
