@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import IO, TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from typing import IO, TYPE_CHECKING, Any
 
 import mcp_proto as m
 from mcp_proto import types as t
+from mcp_proto._async_calls import AsyncCalls, Subscription
 from mcp_proto._client_calls import build_request, outcome_of, owner_of
 
 if TYPE_CHECKING:
@@ -28,33 +29,7 @@ InputHandler = Callable[[m.InputRequired], Mapping[str, Any]]
 ProgressHandler = Callable[[t.ProgressNotificationParams], None]
 
 
-class _Calls:
-    """The calls every asyncio client offers, over its own :meth:`request`."""
-
-    request: Callable[..., Awaitable[Any]]
-
-    async def call_tool(
-        self, name: str, arguments: Mapping[str, Any] | None = None, **kw: Any
-    ) -> t.CallToolResult:
-        params = t.CallToolRequestParams(name=name, arguments=dict(arguments or {}))
-        return await self.request("tools/call", params, **kw)  # type: ignore[no-any-return]
-
-    async def list_tools(self, **kw: Any) -> list[t.Tool]:
-        """Every tool, following ``nextCursor`` until it is absent (PAGE-05, PAGE-06)."""
-        tools: list[t.Tool] = []
-        cursor: str | None = None
-        while True:
-            page = await self.request("tools/list", t.PaginatedRequestParams(cursor=cursor), **kw)
-            tools.extend(page.tools)
-            if page.next_cursor is None:
-                return tools
-            cursor = page.next_cursor
-
-    async def discover(self, **kw: Any) -> t.DiscoverResult:
-        return await self.request("server/discover", t.RequestParams(), **kw)  # type: ignore[no-any-return]
-
-
-class Client(_Calls):
+class Client(AsyncCalls):
     """An MCP client over an asyncio stream pair; :meth:`stdio` spawns the server.
 
     Same contract as the blocking client (``mcp_proto_sync.Client``), plus
@@ -264,57 +239,6 @@ class Client(_Calls):
 
     async def __aenter__(self) -> Client:
         await self.open()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
-
-
-class _Listens(Protocol):
-    """What a :class:`Subscription` needs of its client (stdio or HTTP)."""
-
-    def _listening(self, id: t.RequestId) -> bool: ...
-    async def _next(self, source: Any) -> Any: ...
-    async def _end_listen(self, id: t.RequestId) -> None: ...
-
-
-class Subscription:
-    """An acknowledged listen: iterate for its notifications; :meth:`aclose` cancels it.
-
-    Iteration stops when the server ends the stream gracefully (SUB-12); a lost
-    connection raises ``ConnectionError`` (re-listen on a new one, SUB-14).
-    """
-
-    def __init__(
-        self,
-        client: _Listens,
-        id: t.RequestId,
-        honoured: t.SubscriptionFilter,
-        queue: Any,
-    ) -> None:
-        self.client = client
-        self.id = id
-        #: what the server agreed to send (SUB-07: may be less than asked)
-        self.honoured = honoured
-        self._queue = queue
-
-    def __aiter__(self) -> Subscription:
-        return self
-
-    async def __anext__(self) -> m.Notification:
-        if not self.client._listening(self.id):
-            raise StopAsyncIteration
-        event = await self.client._next(self._queue)
-        if isinstance(event, m.SubscriptionEnded):
-            await self.client._end_listen(self.id)
-            raise StopAsyncIteration
-        return event  # type: ignore[no-any-return]
-
-    async def aclose(self) -> None:
-        """Cancel the listen (SUB-11); nothing more arrives for it."""
-        await self.client._end_listen(self.id)
-
-    async def __aenter__(self) -> Subscription:
         return self
 
     async def __aexit__(self, *exc: object) -> None:

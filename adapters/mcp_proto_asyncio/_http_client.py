@@ -19,6 +19,7 @@ from typing import Any
 
 import mcp_proto as m
 from mcp_proto import types as t
+from mcp_proto._async_calls import AsyncCalls, Subscription
 from mcp_proto._client_calls import Endpoint, build_request, http_failure, outcome_of
 from mcp_proto.http import (
     HTTPClient,
@@ -26,7 +27,7 @@ from mcp_proto.http import (
     ToolRejected,
 )
 
-from ._client import InputHandler, ProgressHandler, Subscription, _Calls
+from ._client import InputHandler, ProgressHandler
 
 __all__ = ["HTTPClientSession"]
 
@@ -66,7 +67,7 @@ class _Link:
         self.writer.close()
 
 
-class HTTPClientSession(_Calls):
+class HTTPClientSession(AsyncCalls):
     """An MCP client for a Streamable HTTP endpoint (``http://host:port/path``).
 
     Same calls, errors and :class:`Subscription` as the stdio :class:`Client`,

@@ -7,9 +7,10 @@ number of calls and listens in flight, its reader in a nursery the caller owns;
 """
 
 from mcp_proto._app import Handlers, McpError
+from mcp_proto._async_calls import Subscription
 from mcp_proto._client_calls import InputRequiredError
 
-from ._client import Client, Subscription
+from ._client import Client
 from ._http_client import HTTPClientSession
 from ._server import Context, Handler, Server
 
