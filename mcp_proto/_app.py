@@ -35,6 +35,7 @@ __all__ = [
     "SATURATION_PAUSE",
     "SEND_REFUSED",
     "Handlers",
+    "ServerSettings",
     "McpError",
     "RequestContext",
     "acknowledgement",
@@ -324,3 +325,43 @@ def read_timeout(
         return keepalive_interval
     left = waiting_since + client_timeout - now
     return min(keepalive_interval, left) if left > 0 else None
+
+
+class ServerSettings(Generic[H]):
+    """What every adapter's ``Server`` holds: its handlers and its connections' settings.
+
+    ``handlers`` maps methods to handlers (or is a :class:`Handlers`);
+    ``server/discover`` and ``subscriptions/listen`` are the runtime's (see
+    :func:`default_answer`).  ``shutdown_grace``: when the input ends, seconds
+    the requests already received get to finish before they are cancelled
+    (STDIO-15).  ``keepalive_interval``: seconds of quiet on an open SSE stream
+    before a keep-alive comment.  ``client_timeout``: seconds an HTTP client has
+    to send a whole request (slowloris).  ``max_connections``: open HTTP
+    connections at most.  Every other keyword goes to
+    :class:`~mcp_proto.ServerConnection` (``capabilities``, ``server_info``,
+    limits...), one per stdio stream or per HTTP request (:meth:`connection`).
+    """
+
+    def __init__(
+        self,
+        handlers: Handlers[H] | Mapping[str, H] | None = None,
+        *,
+        shutdown_grace: float = 5.0,
+        keepalive_interval: float = 15.0,
+        client_timeout: float = 30.0,
+        max_connections: int = 256,
+        **connection_options: Any,
+    ) -> None:
+        self.handlers = handlers if isinstance(handlers, Handlers) else Handlers(handlers)
+        self.shutdown_grace = shutdown_grace
+        self.keepalive_interval = keepalive_interval
+        self.client_timeout = client_timeout
+        self.max_connections = max_connections
+        self.connection_options = connection_options
+        #: stdio sessions, and HTTP connections holding an open listen: what
+        #: ``notify_changed`` reaches
+        self._sessions: set[Any] = set()
+
+    def connection(self) -> ServerConnection:
+        """A new connection with this server's settings."""
+        return ServerConnection(**self.connection_options)

@@ -233,3 +233,17 @@ def test_http_endpoint_and_failures() -> None:
     assert isinstance(odd, m.RemoteProtocolError) and "502" in str(odd)
     assert isinstance(http_failure(m.ConnectionClosed()), ConnectionError)
     assert http_failure(m.Result(id=1, result=None)) is None
+
+
+def test_server_settings_split_adapter_options_from_connection_options() -> None:
+    from mcp_proto._app import ServerSettings
+
+    caps = t.ServerCapabilities(tools=t.ServerCapabilitiesTools())
+    settings: ServerSettings[Any] = ServerSettings(
+        {"tools/list": len}, client_timeout=3, capabilities=caps
+    )
+    assert settings.client_timeout == 3 and settings.shutdown_grace == 5.0
+    assert settings.connection_options == {"capabilities": caps}
+    first, second = settings.connection(), settings.connection()
+    assert first is not second and first.capabilities == caps
+    assert settings.handlers.find("tools/list") is len

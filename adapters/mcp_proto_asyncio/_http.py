@@ -36,11 +36,8 @@ async def serve_http(
     ready: Callable[[tuple[str, int]], None] | None,
     http_options: dict[str, Any],
 ) -> None:
-    def connection() -> m.ServerConnection:
-        return m.ServerConnection(**server.connection_options)
-
-    http = HTTPServer(connection=connection, **http_options)
-    template = connection()
+    http = HTTPServer(connection=server.connection, **http_options)
+    template = server.connection()
 
     slots = asyncio.Semaphore(server.max_connections)
     links: set[asyncio.Task[Any]] = set()

@@ -21,6 +21,7 @@ from mcp_proto._app import (
     SEND_REFUSED,
     Handlers,
     RequestContext,
+    ServerSettings,
     answer,
     default_answer,
     internal_error,
@@ -70,16 +71,11 @@ class Context:
     input_required = staticmethod(RequestContext.input_required)
 
 
-class Server:
-    """Handlers plus the connection's configuration; serves any number of streams.
+class Server(ServerSettings[Handler]):
+    """Handlers ``async fn(ctx, params) -> result``, and the settings of
+    :class:`mcp_proto._app.ServerSettings`; serves any number of streams.
 
-    ``handlers`` maps methods to ``async fn(ctx, params) -> result``;
-    ``subscriptions/listen`` and ``server/discover`` are answered by the
-    core's defaults unless given.  ``connection_options`` go to
-    :class:`mcp_proto.ServerConnection`.  ``max_concurrency`` bounds the
-    handlers running at once on one stream.  When the input ends, requests
-    already received get ``shutdown_grace`` seconds to finish (their answers
-    are sent), then the rest are cancelled (STDIO-15).
+    ``max_concurrency`` bounds the handlers running at once on one stream.
     """
 
     def __init__(
@@ -87,20 +83,10 @@ class Server:
         handlers: Handlers[Handler] | Mapping[str, Handler] | None = None,
         *,
         max_concurrency: int = 64,
-        shutdown_grace: float = 5.0,
-        keepalive_interval: float = 15.0,
-        client_timeout: float = 30.0,
-        max_connections: int = 256,
-        **connection_options: Any,
+        **options: Any,
     ) -> None:
-        self.handlers = handlers if isinstance(handlers, Handlers) else Handlers(handlers)
+        super().__init__(handlers, **options)
         self.max_concurrency = max_concurrency
-        self.shutdown_grace = shutdown_grace
-        self.keepalive_interval = keepalive_interval
-        self.client_timeout = client_timeout
-        self.max_connections = max_connections
-        self.connection_options = connection_options
-        self._sessions: set[Any] = set()  # stdio sessions and HTTP links with an open listen
 
     async def serve_stdio(self) -> None:
         """Serve the process's stdin and stdout until stdin ends (STDIO-15).
@@ -163,7 +149,7 @@ class Server:
 class _Session:
     def __init__(self, server: Server, writer: asyncio.StreamWriter) -> None:
         self.server = server
-        self.conn = m.ServerConnection(**server.connection_options)
+        self.conn = server.connection()
         self.writer = writer
         self.tasks: dict[t.RequestId, asyncio.Task[None]] = {}
         self.slots = asyncio.Semaphore(server.max_concurrency)

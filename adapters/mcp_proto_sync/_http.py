@@ -41,11 +41,8 @@ def serve_http(
     stop: threading.Event | None,
     http_options: dict[str, Any],
 ) -> None:
-    def connection() -> m.ServerConnection:
-        return m.ServerConnection(**server.connection_options)
-
-    http = HTTPServer(connection=connection, **http_options)
-    template = connection()
+    http = HTTPServer(connection=server.connection, **http_options)
+    template = server.connection()
     listener = socket.create_server((host, port))
     with listener, ThreadPoolExecutor(server.max_workers, thread_name_prefix="mcp") as pool:
         if ready is not None:

@@ -23,6 +23,7 @@ from mcp_proto._app import (
     SEND_REFUSED,
     Handlers,
     RequestContext,
+    ServerSettings,
     answer,
     default_answer,
     internal_error,
@@ -84,17 +85,12 @@ class Context:
         self._done.set()
 
 
-class Server:
-    """Handlers plus the connection's configuration; serves any number of streams.
+class Server(ServerSettings[Handler]):
+    """Blocking handlers ``fn(ctx, params) -> result``, and the settings of
+    :class:`mcp_proto._app.ServerSettings`; serves any number of streams.
 
-    ``handlers`` maps methods to ``fn(ctx, params) -> result`` (or is a
-    :class:`mcp_proto._app.Handlers`); ``subscriptions/listen`` and
-    ``server/discover`` are answered by the core's defaults unless given.
-    ``connection_options`` go to :class:`mcp_proto.ServerConnection`.
-    ``max_workers`` bounds the handler threads of one stream.  When the input
-    ends, requests already received get ``shutdown_grace`` seconds to finish
-    (their answers are sent), then the rest see ``cancelled`` (STDIO-15);
-    a handler that ignores it keeps the process alive until it returns.
+    ``max_workers`` bounds the handler threads of one stream; the connections of
+    an HTTP server share them.
     """
 
     def __init__(
@@ -102,20 +98,10 @@ class Server:
         handlers: Handlers[Handler] | Mapping[str, Handler] | None = None,
         *,
         max_workers: int = 16,
-        shutdown_grace: float = 5.0,
-        keepalive_interval: float = 15.0,
-        client_timeout: float = 30.0,
-        max_connections: int = 256,
-        **connection_options: Any,
+        **options: Any,
     ) -> None:
-        self.handlers = handlers if isinstance(handlers, Handlers) else Handlers(handlers)
+        super().__init__(handlers, **options)
         self.max_workers = max_workers
-        self.shutdown_grace = shutdown_grace
-        self.keepalive_interval = keepalive_interval
-        self.client_timeout = client_timeout
-        self.max_connections = max_connections
-        self.connection_options = connection_options
-        self._sessions: set[Any] = set()  # stdio sessions and HTTP links with an open listen
         self._lock = threading.Lock()
 
     def serve_stdio(self) -> None:
@@ -181,7 +167,7 @@ def _read_some(rfile: BinaryIO) -> bytes:
 class _Session:
     def __init__(self, server: Server, wfile: BinaryIO) -> None:
         self.server = server
-        self.conn = m.ServerConnection(**server.connection_options)
+        self.conn = server.connection()
         self.wfile = wfile
         self.lock = threading.Lock()
         self.slot_freed = threading.Condition(self.lock)
