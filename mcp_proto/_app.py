@@ -34,6 +34,7 @@ __all__ = [
     "FANOUT_TIMEOUT",
     "SATURATION_PAUSE",
     "SEND_REFUSED",
+    "ClientClock",
     "Handlers",
     "ServerSettings",
     "McpError",
@@ -325,6 +326,35 @@ def read_timeout(
         return keepalive_interval
     left = waiting_since + client_timeout - now
     return min(keepalive_interval, left) if left > 0 else None
+
+
+class ClientClock:
+    """Per HTTP connection: since when the server has been waiting for its client.
+
+    The clock starts when the connection opens and again whenever the server stops
+    being busy (no handler running, no listen open); a complete request stops it.
+    :meth:`wait` applies :func:`read_timeout` to it.  Times come from the adapter.
+    """
+
+    __slots__ = ("_since",)
+
+    def __init__(self, now: float) -> None:
+        self._since: float | None = now
+
+    def request_arrived(self) -> None:
+        self._since = None
+
+    def wait(self, *, busy: bool, now: float, settings: ServerSettings[Any]) -> float | None:
+        """Seconds to wait for the client's bytes; ``None``: its time is up, close."""
+        if busy or self._since is None:
+            self._since = now
+        return read_timeout(
+            busy=busy,
+            waiting_since=self._since,
+            now=now,
+            client_timeout=settings.client_timeout,
+            keepalive_interval=settings.keepalive_interval,
+        )
 
 
 class ServerSettings(Generic[H]):

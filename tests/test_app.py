@@ -247,3 +247,16 @@ def test_server_settings_split_adapter_options_from_connection_options() -> None
     first, second = settings.connection(), settings.connection()
     assert first is not second and first.capabilities == caps
     assert settings.handlers.find("tools/list") is len
+
+
+def test_client_clock_starts_when_idle_and_stops_on_a_request() -> None:
+    from mcp_proto._app import ClientClock, ServerSettings
+
+    settings: ServerSettings[Any] = ServerSettings(client_timeout=30, keepalive_interval=15)
+    clock = ClientClock(now=0)
+    assert clock.wait(busy=False, now=29, settings=settings) == 1  # trickling does not reset it
+    assert clock.wait(busy=False, now=30, settings=settings) is None
+    clock.request_arrived()
+    assert clock.wait(busy=True, now=100, settings=settings) == 15  # a handler runs: quiet is fine
+    assert clock.wait(busy=False, now=110, settings=settings) == 15  # restarted at 100
+    assert clock.wait(busy=False, now=131, settings=settings) is None

@@ -22,7 +22,7 @@ from typing import Any
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._app import RequestContext, default_answer, read_timeout
+from mcp_proto._app import ClientClock, RequestContext, default_answer
 from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
 
 from ._server import Context, Server, run_handler
@@ -87,7 +87,7 @@ class _Link:
         self.lock = threading.Lock()
         self.ctx: Any = None
         self.listening = False
-        self.waiting_since: float | None = time.monotonic()  # for the client, since when
+        self.clock = ClientClock(time.monotonic())  # slowloris: how long the client may take
 
     def emit(self, event: Any) -> None:
         with self.lock:
@@ -140,7 +140,7 @@ class _Link:
             self.emit(event)
             return not self.conn.must_close
         if isinstance(event, m.Request):
-            self.waiting_since = None
+            self.clock.request_arrived()
             self._dispatch(event)
         elif isinstance(event, m.Cancelled):  # the client closed the response (HTTP-SSE-5)
             self._end_listen()
@@ -152,17 +152,8 @@ class _Link:
 
     def _wait(self) -> float | None:
         """How long to wait for the client's bytes; ``None`` once its time is up."""
-        now = time.monotonic()
         busy = self.ctx is not None or self.listening
-        if busy or self.waiting_since is None:
-            self.waiting_since = now
-        return read_timeout(
-            busy=busy,
-            waiting_since=self.waiting_since,
-            now=now,
-            client_timeout=self.server.client_timeout,
-            keepalive_interval=self.server.keepalive_interval,
-        )
+        return self.clock.wait(busy=busy, now=time.monotonic(), settings=self.server)
 
     def _dispatch(self, request: m.Request) -> None:
         if self.server.handlers.find(request.method) is None:

@@ -18,7 +18,7 @@ from typing import Any
 import trio
 
 import mcp_proto as m
-from mcp_proto._app import RequestContext, default_answer, read_timeout
+from mcp_proto._app import ClientClock, RequestContext, default_answer
 from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
 
 from ._server import Context, Server, run_handler, send_locked
@@ -66,7 +66,7 @@ class _Link:
         self.send_lock = trio.Lock()  # one send_all at a time on a trio stream
         self.ctx: Context | None = None
         self.listening = False
-        self.waiting_since: float | None = trio.current_time()  # for the client, since when
+        self.clock = ClientClock(trio.current_time())  # slowloris: how long the client may take
 
     async def emit(self, event: Any) -> None:
         data = self.conn.send(event)
@@ -107,7 +107,7 @@ class _Link:
             await self.emit(event)
             return not self.conn.must_close
         if isinstance(event, m.Request):
-            self.waiting_since = None
+            self.clock.request_arrived()
             await self._dispatch(event, nursery)
         elif isinstance(event, m.Cancelled):  # the client closed the response (HTTP-SSE-5)
             self.listening = False
@@ -120,17 +120,8 @@ class _Link:
 
     def _wait(self) -> float | None:
         """How long to wait for the client's bytes; ``None`` once its time is up."""
-        now = trio.current_time()
         busy = self.ctx is not None or self.listening
-        if busy or self.waiting_since is None:
-            self.waiting_since = now
-        return read_timeout(
-            busy=busy,
-            waiting_since=self.waiting_since,
-            now=now,
-            client_timeout=self.server.client_timeout,
-            keepalive_interval=self.server.keepalive_interval,
-        )
+        return self.clock.wait(busy=busy, now=trio.current_time(), settings=self.server)
 
     async def _dispatch(self, request: m.Request, nursery: trio.Nursery) -> None:
         if self.server.handlers.find(request.method) is None:
