@@ -27,7 +27,7 @@ from typing import Any
 
 from mcp_proto import RequestStateError, RequestStateSealer, require_client_capabilities, structure
 from mcp_proto import types as t
-from mcp_proto._app import McpError
+from mcp_proto._app import McpError, unknown_tool
 
 # A 1x1 PNG and a tiny silent WAV, base64.
 PNG = base64.b64encode(
@@ -265,7 +265,7 @@ async def mrtr_tool(ctx: Any, params: t.CallToolRequestParams, caps: Any) -> Any
         if not ask or all(answer_of(params, k) is not None for k in ask):
             return text("Asked only what was declared")
         return ctx.input_required(ask)
-    raise McpError(-32602, f"Unknown tool: {name}")
+    raise unknown_tool(name)
 
 
 async def list_tools(ctx: Any, params: Any) -> Any:
