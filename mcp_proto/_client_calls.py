@@ -32,11 +32,19 @@ from ._events import (
     SubscriptionEnded,
     VersionNotSupported,
 )
+from ._http_client import (
+    AuthenticationRequired,
+    HTTPClient,
+    RequestLost,
+    ToolRejected,
+    UnexpectedResponse,
+)
 from ._methods import METHODS
 
 __all__ = [
     "ENDINGS",
     "Endpoint",
+    "HTTPClientSettings",
     "InputRequiredError",
     "ProbeOutcome",
     "build_request",
@@ -189,8 +197,6 @@ def http_failure(event: Any) -> Exception | None:
     is ``PermissionError`` carrying the event (its parsed challenge) as
     ``args[1]``; a status the binding cannot read is :class:`RemoteProtocolError`.
     """
-    from ._http_client import AuthenticationRequired, RequestLost, UnexpectedResponse
-
     if isinstance(event, RequestLost):
         return ConnectionError(f"the request was lost: {event.reason}")
     if isinstance(event, AuthenticationRequired):
@@ -200,3 +206,35 @@ def http_failure(event: Any) -> Exception | None:
     if isinstance(event, ConnectionClosed):
         return ConnectionError("the server closed the connection")
     return None
+
+
+class HTTPClientSettings:
+    """What every adapter's HTTP client holds: where, how long, and the core's pieces.
+
+    ``url`` is ``http://host[:port]/path``; ``connection`` (or a new
+    :class:`ClientConnection` declaring ``capabilities``) allocates ids and
+    judges responses; :attr:`http` builds the POSTs (``headers`` on each).
+    ``timeout`` bounds each call; at most ``pool_size`` idle connections are
+    kept.  Tools dropped from ``tools/list`` for bad ``x-mcp-header``
+    annotations are collected in :attr:`rejected_tools` (HTTP-27).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        timeout: float | None = 60.0,
+        capabilities: t.ClientCapabilities | None = None,
+        connection: ClientConnection | None = None,
+        headers: Iterable[tuple[str, str]] = (),
+        pool_size: int = 4,
+    ) -> None:
+        self.endpoint = Endpoint.parse(url)
+        self.address = (self.endpoint.host, self.endpoint.port)
+        if connection is None:
+            connection = ClientConnection(capabilities=capabilities)
+        self.conn = connection
+        self.http = HTTPClient(connection, target=self.endpoint.target, headers=headers)
+        self.timeout = timeout
+        self.pool_size = pool_size
+        self.rejected_tools: list[ToolRejected] = []

@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Iterable
 from typing import Any
 
 import mcp_proto as m
 from mcp_proto import types as t
 from mcp_proto._async_calls import AsyncCalls, Subscription
-from mcp_proto._client_calls import Endpoint, build_request, http_failure, outcome_of
+from mcp_proto._client_calls import HTTPClientSettings, build_request, http_failure, outcome_of
 from mcp_proto.http import (
-    HTTPClient,
     HTTPClientConnection,
     ToolRejected,
 )
@@ -67,7 +65,7 @@ class _Link:
         self.writer.close()
 
 
-class HTTPClientSession(AsyncCalls):
+class HTTPClientSession(HTTPClientSettings, AsyncCalls):
     """An MCP client for a Streamable HTTP endpoint (``http://host:port/path``).
 
     Same calls, errors and :class:`Subscription` as the stdio :class:`Client`,
@@ -79,27 +77,9 @@ class HTTPClientSession(AsyncCalls):
     every POST; at most ``pool_size`` idle connections are kept.
     """
 
-    def __init__(
-        self,
-        url: str,
-        *,
-        timeout: float | None = 60.0,
-        capabilities: t.ClientCapabilities | None = None,
-        connection: m.ClientConnection | None = None,
-        headers: Iterable[tuple[str, str]] = (),
-        pool_size: int = 4,
-    ) -> None:
-        endpoint = Endpoint.parse(url)
-        self.address = (endpoint.host, endpoint.port)
-        target = endpoint.target
-        if connection is None:
-            connection = m.ClientConnection(capabilities=capabilities)
-        self.conn = connection
-        self.http = HTTPClient(connection, target=target, headers=headers)
-        self.timeout = timeout
-        self.pool_size = pool_size
-        self.rejected_tools: list[ToolRejected] = []
-        self._host = endpoint.authority
+    def __init__(self, url: str, **options: Any) -> None:
+        super().__init__(url, **options)
+        self._host = self.endpoint.authority
         self._idle: list[_Link] = []
         self._open: set[_Link] = set()
         self._listens: dict[t.RequestId, _Link] = {}

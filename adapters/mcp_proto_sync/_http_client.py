@@ -13,15 +13,13 @@ import select
 import socket
 import sys
 import time
-from collections.abc import Iterable
 from typing import Any
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._client_calls import Endpoint, ProbeOutcome, http_failure
+from mcp_proto._client_calls import HTTPClientSettings, ProbeOutcome, http_failure
 from mcp_proto.http import (
     Era,
-    HTTPClient,
     HTTPClientConnection,
     ToolRejected,
     UnexpectedResponse,
@@ -35,7 +33,7 @@ _CHUNK = 65536
 _Link = tuple[socket.socket, HTTPClientConnection]
 
 
-class HTTPClientSession(_Calls):
+class HTTPClientSession(HTTPClientSettings, _Calls):
     """An MCP client for a Streamable HTTP endpoint (``http://host:port/path``).
 
     Same calls and errors as :class:`Client`; in addition an HTTP status the
@@ -47,31 +45,13 @@ class HTTPClientSession(_Calls):
     (``Authorization``...); at most ``pool_size`` idle connections are kept.
     """
 
-    def __init__(
-        self,
-        url: str,
-        *,
-        timeout: float | None = 60.0,
-        capabilities: t.ClientCapabilities | None = None,
-        connection: m.ClientConnection | None = None,
-        headers: Iterable[tuple[str, str]] = (),
-        pool_size: int = 4,
-    ) -> None:
-        endpoint = Endpoint.parse(url)
-        self.address = (endpoint.host, endpoint.port)
-        target = endpoint.target
-        if connection is None:
-            connection = m.ClientConnection(capabilities=capabilities)
-        self.conn = connection
-        self.http = HTTPClient(connection, target=target, headers=headers)
-        self.timeout = timeout
-        self.pool_size = pool_size
-        self.rejected_tools: list[ToolRejected] = []
+    def __init__(self, url: str, **options: Any) -> None:
+        super().__init__(url, **options)
         #: the last answer the binding could not read (its ``era`` tells legacy from modern)
         self.last_unexpected: UnexpectedResponse | None = None
         self._idle: list[_Link] = []
         self._active: dict[t.RequestId, _Link] = {}
-        self._host = endpoint.authority
+        self._host = self.endpoint.authority
 
     def _open(self) -> _Link:
         sock = socket.create_connection(self.address, timeout=self.timeout)
