@@ -34,7 +34,9 @@ __all__ = [
     "FANOUT_TIMEOUT",
     "SATURATION_PAUSE",
     "SEND_REFUSED",
+    "AsyncHandlerContext",
     "ClientClock",
+    "HandlerContext",
     "Handlers",
     "ServerSettings",
     "McpError",
@@ -190,6 +192,57 @@ class RequestContext:
             wire = {"resultType": "input_required", "inputRequests": raw}
             requests = structure(wire, t.InputRequiredResult).input_requests or {}
         return t.InputRequiredResult(input_requests=requests or None, request_state=request_state)
+
+
+class HandlerContext:
+    """The part of a handler's context every adapter shares (their ``Context`` classes).
+
+    ``request`` is the admitted request; ``cancelled`` turns true when the client
+    cancels or the input ends; :meth:`input_required` builds an MRTR result.  The
+    adapter adds the methods that send (``progress``, ``log``, ``notify_changed``),
+    through ``session.emit`` and ``session.server.notify_changed``.
+    """
+
+    def __init__(self, core: RequestContext, session: Any) -> None:
+        self._core = core
+        self._session = session
+
+    @property
+    def request(self) -> Request:
+        return self._core.request
+
+    @property
+    def cancelled(self) -> bool:
+        return self._core.cancelled
+
+    input_required = staticmethod(RequestContext.input_required)
+
+    def _cancel(self) -> None:
+        self._core.cancelled = True
+
+
+class AsyncHandlerContext(HandlerContext):
+    """What an ``async`` handler gets (asyncio, trio): ways to talk about its request.
+
+    ``progress`` and ``log`` send only what the request asked for and do nothing
+    otherwise (see :meth:`RequestContext.progress_event`).
+    """
+
+    async def progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        event = self._core.progress_event(progress, total, message)
+        if event is not None:
+            await self._session.emit(event)
+
+    async def log(self, level: t.LoggingLevel, data: Any, logger: str | None = None) -> None:
+        event = self._core.log_event(level, data, logger)
+        if event is not None:
+            await self._session.emit(event)
+
+    async def notify_changed(self, method: str, params: Any = None) -> None:
+        """A change notification, to every open subscription that asked for it."""
+        await self._session.server.notify_changed(method, params)
 
 
 def answer(

@@ -19,6 +19,7 @@ from mcp_proto._app import (
     FANOUT_TIMEOUT,
     SATURATION_PAUSE,
     SEND_REFUSED,
+    AsyncHandlerContext,
     Handlers,
     RequestContext,
     ServerSettings,
@@ -33,42 +34,10 @@ Handler = Callable[["Context", Any], Awaitable[Any]]
 _CHUNK = 65536
 
 
-class Context:
-    """What an async handler gets: its request, and ways to talk about it.
-
-    ``progress`` and ``log`` send only what the request asked for and do
-    nothing otherwise.  Cancellation arrives as ``asyncio.CancelledError``.
+class Context(AsyncHandlerContext):
+    """What an async handler gets: its request, and ``progress``, ``log`` and
+    ``notify_changed`` to talk about it.  Cancellation arrives as ``asyncio.CancelledError``.
     """
-
-    def __init__(self, core: RequestContext, session: Any) -> None:
-        self._core = core
-        self._session = session
-
-    @property
-    def request(self) -> m.Request:
-        return self._core.request
-
-    @property
-    def cancelled(self) -> bool:
-        return self._core.cancelled
-
-    async def progress(
-        self, progress: float, total: float | None = None, message: str | None = None
-    ) -> None:
-        event = self._core.progress_event(progress, total, message)
-        if event is not None:
-            await self._session.emit(event)
-
-    async def log(self, level: t.LoggingLevel, data: Any, logger: str | None = None) -> None:
-        event = self._core.log_event(level, data, logger)
-        if event is not None:
-            await self._session.emit(event)
-
-    async def notify_changed(self, method: str, params: Any = None) -> None:
-        """A change notification, to every open subscription that asked for it."""
-        await self._session.server.notify_changed(method, params)
-
-    input_required = staticmethod(RequestContext.input_required)
 
 
 class Server(ServerSettings[Handler]):

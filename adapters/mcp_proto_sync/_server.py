@@ -21,6 +21,7 @@ from mcp_proto import types as t
 from mcp_proto._app import (
     SATURATION_PAUSE,
     SEND_REFUSED,
+    HandlerContext,
     Handlers,
     RequestContext,
     ServerSettings,
@@ -35,7 +36,7 @@ Handler = Callable[["Context", Any], Any]
 _CHUNK = 65536
 
 
-class Context:
+class Context(HandlerContext):
     """What a blocking handler gets: its request, and ways to talk about it.
 
     ``progress`` and ``log`` send only what the request asked for (a
@@ -45,18 +46,9 @@ class Context:
     :meth:`wait_cancelled`.
     """
 
-    def __init__(self, core: RequestContext, server: Any) -> None:
-        self._core = core
-        self._session = server
+    def __init__(self, core: RequestContext, session: Any) -> None:
+        super().__init__(core, session)
         self._done = threading.Event()
-
-    @property
-    def request(self) -> m.Request:
-        return self._core.request
-
-    @property
-    def cancelled(self) -> bool:
-        return self._core.cancelled
 
     def wait_cancelled(self, timeout: float | None = None) -> bool:
         """Block until the request is cancelled (True) or ``timeout`` passes (False)."""
@@ -78,10 +70,8 @@ class Context:
         """A change notification, to every open subscription that asked for it."""
         self._session.server.notify_changed(method, params)
 
-    input_required = staticmethod(RequestContext.input_required)
-
     def _cancel(self) -> None:
-        self._core.cancelled = True
+        super()._cancel()
         self._done.set()
 
 
