@@ -441,10 +441,11 @@ class ServerSettings(Generic[H]):
         self.client_timeout = client_timeout
         self.max_connections = max_connections
         self.connection_options = connection_options
+        self._template = ServerConnection(**connection_options)  # fails early on bad options
         #: stdio sessions, and HTTP connections holding an open listen: what
         #: ``notify_changed`` reaches
         self._sessions: set[Any] = set()
 
     def connection(self) -> ServerConnection:
-        """A new connection with this server's settings."""
-        return ServerConnection(**self.connection_options)
+        """A new connection with this server's settings (one per stdio stream or HTTP request)."""
+        return self._template.fresh()

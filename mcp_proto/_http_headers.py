@@ -96,6 +96,17 @@ class Headers:
             by_name.setdefault(n, []).append(v)
         self._by_name = by_name
 
+    @classmethod
+    def lowercase(cls, items: Iterable[tuple[str, str]]) -> Headers:
+        """Headers from ``str`` pairs whose names are lowercase already (no copying)."""
+        self = cls.__new__(cls)
+        self._items = list(items)
+        by_name: dict[str, list[str]] = {}
+        for n, v in self._items:
+            by_name.setdefault(n, []).append(v)
+        self._by_name = by_name
+        return self
+
     def __iter__(self) -> Iterator[tuple[str, str]]:
         return iter(self._items)
 

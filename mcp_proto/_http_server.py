@@ -460,7 +460,8 @@ class ServerExchange:
         if not (self._json_ok or self._sse_ok):
             return Reply(status=406)
         length = headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) > server.max_body_size:
+        digits = length is not None and length.isascii() and length.isdigit()
+        if digits and int(length) > server.max_body_size:  # type: ignore[arg-type]
             return Reply(status=413, headers=(("connection", "close"),))
         return None
 

@@ -52,6 +52,20 @@ def _reply(error: DecodeError) -> InvalidMessage:
     return InvalidMessage(error=error, reply=error.error_response())
 
 
+#: what :meth:`ServerConnection.fresh` shares: set once in ``__init__``, never changed
+_CONFIGURATION = (
+    "capabilities",
+    "server_info",
+    "supported_versions",
+    "instructions",
+    "cache_hints",
+    "extensions",
+    "max_in_flight",
+    "max_subscriptions",
+    "_caps_json",
+)
+
+
 class ServerConnection(StreamConnection):
     """The server side of one MCP connection.
 
@@ -98,6 +112,28 @@ class ServerConnection(StreamConnection):
         self._rules = ServerRules(
             self, unstructure(server_info) if stamp_server_info else None, self.extensions
         )
+
+    def fresh(self) -> ServerConnection:
+        """A new connection with this one's configuration and none of its state.
+
+        What :meth:`__init__` would build from the same arguments, without
+        converting the capabilities and server info again: for servers that
+        make one connection per HTTP request from a template.
+        """
+        new = ServerConnection.__new__(ServerConnection)
+        StreamConnection.__init__(
+            new,
+            max_message_size=self._lines._max,
+            max_depth=self._max_depth,
+            tombstones=self._gone._limit,
+        )
+        for name in _CONFIGURATION:
+            setattr(new, name, getattr(self, name))
+        new._in_flight = {}
+        new._listens = 0
+        rules = self._rules
+        new._rules = ServerRules(new, rules.server_info, rules.extensions)
+        return new
 
     # -- configuration answers ---------------------------------------------
 

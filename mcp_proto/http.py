@@ -7,11 +7,12 @@ Two layers:
   :class:`ClientExchange` build POSTs and read responses -- for ASGI, WSGI and
   serverless hosts;
 * :class:`HTTPServerConnection` / :class:`HTTPClientConnection`: the same over
-  the bytes of one TCP connection, with h11.
+  the bytes of one TCP connection; the server side with its own strict
+  HTTP/1.1 reader and writer (:mod:`mcp_proto._http1`), the client side with h11.
 
 Also here: the header value encoding, ``x-mcp-header`` checks, the SSE writer
-and parser, and the authorization hooks.  ``h11`` is imported only when one of the two
-connection classes is first used.
+and parser, and the authorization hooks.  ``h11`` is imported only when
+:class:`HTTPClientConnection` is first used.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -49,6 +50,7 @@ from ._http_headers import (
     param_header_text,
     tool_header_problem,
 )
+from ._http_serve import HTTPServerConnection
 from ._http_server import (
     DEFAULT_ALLOWED_HOSTS,
     DEFAULT_MAX_BODY_SIZE,
@@ -63,14 +65,12 @@ from ._http_server import (
 from ._sse import KEEPALIVE, SSEEvent, SSEParser, sse_event, sse_message
 
 if TYPE_CHECKING:
-    from ._http_h11 import HTTPClientConnection, HTTPServerConnection
-
-_H11_NAMES = frozenset({"HTTPClientConnection", "HTTPServerConnection"})
+    from ._http_h11 import HTTPClientConnection
 
 
 def __getattr__(name: str) -> Any:
-    """The h11 connections, imported on first use: the rest of the binding needs no h11."""
-    if name in _H11_NAMES:
+    """The h11 client connection, imported on first use: the rest needs no h11."""
+    if name == "HTTPClientConnection":
         from . import _http_h11
 
         return getattr(_http_h11, name)

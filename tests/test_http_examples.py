@@ -20,7 +20,15 @@ from mcp_proto.http import HTTPClient, RequestLost, SSEParser
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
-PURE = ["_http_server.py", "_http_client.py", "_http_headers.py", "_http_auth.py", "_sse.py"]
+PURE = [
+    "_http_server.py",
+    "_http_client.py",
+    "_http_headers.py",
+    "_http_auth.py",
+    "_sse.py",
+    "_http1.py",
+    "_http_serve.py",
+]
 
 
 def load(name: str) -> ModuleType:
@@ -328,8 +336,9 @@ def test_the_examples_run_with_h11_unimportable() -> None:
         "out = []\n"
         "b''.join(wsgi_app.app(env, lambda s, hs: out.append(s)))\n"
         "assert out == ['405 Method Not Allowed'], out\n"
+        "assert h.HTTPServerConnection  # the server side has its own HTTP/1.1\n"
         "try:\n"
-        "    h.HTTPServerConnection\n"
+        "    h.HTTPClientConnection\n"
         "except ImportError:\n"
         "    print('ok')\n"
     )

@@ -343,6 +343,5 @@ def test_client_asking_to_close_after_one_exchange() -> None:
     (request,) = drain(server)
     out = server.send(m.Result(id=request.id, result=t.CallToolResult(content=[])))
     assert b"connection: close" in out.lower() and server.must_close
-    assert server.next_event() is m.NEED_DATA
-    server.receive_data(b"")
+    # nothing more to wait for: the adapter can close without waiting for the client
     assert isinstance(server.next_event(), m.ConnectionClosed)

@@ -444,6 +444,14 @@ def test_body_over_the_limit_is_413_without_buffering() -> None:
     assert (status, h["connection"]) == (413, "close")
 
 
+@pytest.mark.parametrize("length", ["\u00b9", "\u0663", "-1", "1e3"])
+def test_a_content_length_only_str_isdigit_takes_is_not_a_number(length: str) -> None:
+    # "\u00b9".isdigit() is True and int() refuses it: the check must not raise (fuzzing)
+    _data, hdrs = call()
+    ex = make_server().exchange("POST", "/mcp", [*hdrs, ("content-length", length)])
+    assert ex.wants_body
+
+
 # -- endpoint, methods, origin -----------------------------------------------------------------
 
 

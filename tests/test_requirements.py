@@ -260,3 +260,30 @@ def test_elic25_number_fields_are_answered_with_numbers() -> None:
     """schema.json allows integers only; the prose and schema.ts say number (docs/model.md)."""
     answer = m.structure({"action": "accept", "content": {"age": 18.5, "n": 3}}, t.ElicitResult)
     assert answer.content == {"age": 18.5, "n": 3} and type(answer.content["n"]) is int
+
+
+def test_a_fresh_server_connection_is_a_new_one_with_the_same_configuration() -> None:
+    """``ServerConnection.fresh`` (one per HTTP request) builds what ``__init__`` builds."""
+    caps = t.ServerCapabilities(tools=t.ServerCapabilitiesTools())
+    options: dict[str, Any] = {
+        "capabilities": caps,
+        "server_info": t.Implementation(name="s", version="1"),
+        "instructions": "hi",
+        "cache_hints": (5, "private"),
+        "max_in_flight": 7,
+        "max_subscriptions": 3,
+        "max_message_size": 1000,
+        "max_depth": 9,
+        "tombstones": 11,
+    }
+    template = m.ServerConnection(**options)
+    fresh, built = template.fresh(), m.ServerConnection(**options)
+    assert vars(fresh).keys() == vars(built).keys()
+    state = ("_rules", "_lines", "_gone", "_inbox", "_in_flight")
+    for name, value in vars(built).items():
+        mine = vars(fresh)[name]
+        if name in state:  # its own, new
+            assert type(mine) is type(value) and mine is not vars(template)[name], name
+        elif name != "extensions":  # a registry with no __eq__, shared
+            assert mine == value, name
+    assert fresh._rules.conn is fresh and fresh._gone._limit == 11 and fresh._lines._max == 1000

@@ -1,0 +1,139 @@
+"""The server side of Streamable HTTP over one TCP connection: bytes in, events out, bytes out.
+
+:class:`HTTPServerConnection` puts the HTTP/1.1 framing of
+:class:`~mcp_proto._http1.ServerWire` around the binding of
+:mod:`mcp_proto._http_server`: one exchange at a time, keep-alive between them,
+and end of input.  HTTP/1.1 has one exchange in flight per connection, so
+concurrent requests -- a long ``subscriptions/listen`` beside a ``tools/call``
+-- use one connection each; that is the adapter's job.
+
+End of input from the client while a request is running is the client
+closing the response: the connection reports :class:`~mcp_proto.Cancelled`
+for it, as on stdio (HTTP-SSE-5), then :class:`~mcp_proto.ConnectionClosed`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._errors import LocalProtocolError
+from ._events import NEED_DATA, ConnectionClosed
+from ._http1 import END, PAUSED, RequestHead, ServerWire
+from ._http_headers import Headers
+from ._http_server import (
+    HTTPServer,
+    Reply,
+    ResponseData,
+    ResponsePart,
+    ResponseStart,
+    ServerExchange,
+    reply_parts,
+)
+
+__all__ = ["DEFAULT_MAX_HEADERS", "DEFAULT_MAX_HEAD", "HTTPServerConnection"]
+
+#: the largest request head, in bytes (HTTPServerConnection ``max_incomplete_event_size``)
+DEFAULT_MAX_HEAD = 64 * 1024
+#: the most header fields a request may have (HTTPServerConnection ``max_headers``)
+DEFAULT_MAX_HEADERS = 128
+_CLOSE = (("connection", "close"),)
+
+
+class HTTPServerConnection:
+    """The server side of one TCP connection carrying MCP POSTs.
+
+    :meth:`next_event` returns a :class:`~mcp_proto.Request` for the
+    application, a :class:`Reply` the binding prepared (send it as is), a
+    :class:`~mcp_proto.Cancelled` when the client went away mid-request,
+    :class:`~mcp_proto.ConnectionClosed` at the end, or :data:`NEED_DATA`.
+    :meth:`send` returns the bytes to write.  After a response with
+    ``Connection: close`` (or a broken request) :attr:`must_close` is true and
+    :meth:`next_event` returns ``ConnectionClosed``: write the bytes, then
+    close.  A request head over ``max_incomplete_event_size`` bytes or
+    ``max_headers`` fields is answered ``431`` and the connection closed; HTTP
+    it cannot read, ``400`` (``501``, ``505``: see :mod:`mcp_proto._http1`).
+    """
+
+    def __init__(
+        self,
+        server: HTTPServer,
+        *,
+        max_incomplete_event_size: int = DEFAULT_MAX_HEAD,
+        max_headers: int = DEFAULT_MAX_HEADERS,
+    ) -> None:
+        self.server = server
+        self._wire = ServerWire(max_head=max_incomplete_event_size, max_headers=max_headers)
+        #: the exchange of the current request, once its head has arrived
+        self.exchange: ServerExchange | None = None
+        self._error: Reply | None = None
+        self._broken = False
+
+    @property
+    def must_close(self) -> bool:
+        return self._wire.must_close
+
+    def receive_data(self, data: bytes) -> None:
+        """Bytes from the client; ``b""`` when it closed its side."""
+        self._wire.receive_data(data)
+
+    def next_event(self) -> Any:
+        wire = self._wire
+        while True:
+            ex = self.exchange
+            if ex is not None:
+                event = ex.next_event()
+                if event is not NEED_DATA:
+                    return event
+                if wire.eof and not ex.done and ex.request_id is not None:
+                    cancelled = ex.client_closed()
+                    if cancelled is not None:
+                        return cancelled
+                if ex.done and wire.must_close:
+                    return ConnectionClosed()  # answered with "Connection: close": done
+                if ex.done and wire.between_requests:
+                    self.exchange = ex = None
+            w = wire.next_event()
+            if w is None or w is PAUSED:
+                if self._broken or (wire.eof and (ex is None or ex.done)):
+                    return ConnectionClosed()
+                return NEED_DATA
+            if type(w) is bytes:
+                if ex is not None:
+                    ex.receive_body(w)
+            elif w is END:
+                if ex is not None:
+                    ex.end_of_body()
+            elif isinstance(w, RequestHead):
+                headers = Headers.lowercase(w.headers)
+                self.exchange = ServerExchange(self.server, w.method, w.target, headers)
+            else:  # WireError: answered once with its status, then closed
+                if self._broken or not wire.can_respond:
+                    return ConnectionClosed()
+                self._broken = True
+                self._error = Reply(status=w.status, headers=_CLOSE)  # type: ignore[union-attr]
+                return self._error
+
+    def send(self, event: Any) -> bytes:
+        """The bytes for ``event``: a :class:`Reply`, a ``Result``, ``ErrorResponse``..."""
+        if isinstance(event, Reply) and event is self._error:
+            self._error = None
+            return self._write(reply_parts(event))
+        if self.exchange is None:
+            raise LocalProtocolError("no request is being answered on this connection")
+        return self._write(self.exchange.send(event))
+
+    def keepalive(self) -> bytes:
+        """A keep-alive comment frame for the running stream (``b""`` if none is open)."""
+        return self._write(self.exchange.keepalive()) if self.exchange is not None else b""
+
+    def _write(self, parts: list[ResponsePart]) -> bytes:
+        wire = self._wire
+        out = []
+        for part in parts:
+            if type(part) is ResponseData:
+                out.append(wire.body(part.data))
+            elif type(part) is ResponseStart:
+                out.append(wire.respond(part.status, part.headers))
+            else:
+                out.append(wire.end())
+        return b"".join(out)
