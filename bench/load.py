@@ -25,9 +25,29 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from http_throughput import free_port, post, read_response, wait_port
+from http_throughput import free_port, post, wait_port
 
 SERVER = str(Path(__file__).resolve().parent / "servers" / "echo.py")
+
+
+async def read_response(reader: asyncio.StreamReader) -> bytes:
+    """The body of one HTTP/1.1 response (``Content-Length`` or chunked)."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n"):
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":", 1)[1])
+    if length:
+        return await reader.readexactly(length)
+    chunks = b""
+    while True:
+        size = int((await reader.readuntil(b"\r\n")).strip(), 16)
+        data = await reader.readexactly(size + 2)
+        if size == 0:
+            return chunks
+        chunks += data[:-2]
+
+
 LINE = (
     b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"_meta":{'
     b'"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
