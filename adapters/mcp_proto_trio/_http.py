@@ -1,7 +1,10 @@
-"""Streamable HTTP for the trio server: a task per TCP connection, h11 in the core.
+"""Streamable HTTP for the trio server: a task per TCP connection, HTTP/1.1 in the core.
 
-Each connection's task reads the stream and feeds :class:`mcp_proto.http.HTTPServerConnection`
-(one exchange per h11 cycle, keep-alive between them).  A request's handler runs in
+Each connection's task reads its socket and feeds :class:`mcp_proto.http.HTTPServerConnection`
+(one exchange at a time, keep-alive between them).  Sockets are plain non-blocking
+stdlib sockets read and written directly, with ``trio.lowlevel.wait_readable`` /
+``wait_writable`` only when they are not ready: a trio stream would add a scheduler
+round trip to every receive and every send.  A request's handler runs in
 its own task, in the connection's nursery, while the connection keeps reading, so a
 client that closes the response is seen at once and cancels the handler's scope
 (CANCEL-04, HTTP-SSE-5).  A listen with no handler is acknowledged and stays open on
@@ -12,7 +15,7 @@ its connection, which sends a keep-alive comment when it has been quiet for
 
 from __future__ import annotations
 
-from functools import partial
+import socket
 from typing import Any
 
 import trio
@@ -21,7 +24,7 @@ import mcp_proto as m
 from mcp_proto._app import ClientClock, RequestContext, default_answer
 from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
 
-from ._server import Context, Server, run_handler, send_locked
+from ._server import Context, Server, run_handler
 
 __all__ = ["serve_http"]
 
@@ -40,30 +43,50 @@ async def serve_http(
     template = server.connection()
 
     slots = trio.Semaphore(server.max_connections)
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    listener = socket.socket(family, kind, proto)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(address)
+        listener.listen(128)
+        listener.setblocking(False)
+        async with trio.open_nursery() as nursery:
+            task_status.started(listener.getsockname()[:2])
+            while True:
+                await trio.lowlevel.wait_readable(listener)
+                try:
+                    sock, _ = listener.accept()
+                except (BlockingIOError, InterruptedError, ConnectionAbortedError):
+                    continue
+                sock.setblocking(False)
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                if slots.value == 0:
+                    sock.close()  # at capacity: refuse the connection rather than grow
+                    continue
+                nursery.start_soon(_serve_one, slots, _Link(server, http, template, sock))
+    finally:
+        trio.lowlevel.notify_closing(listener)
+        listener.close()
 
-    async def accept(stream: trio.SocketStream) -> None:
-        if slots.value == 0:
-            await stream.aclose()  # at capacity: refuse the connection rather than grow
-            return
-        async with slots:
-            await _Link(server, http, template, stream).run()
 
-    async with trio.open_nursery() as nursery:
-        listeners = await nursery.start(partial(trio.serve_tcp, accept, port, host=host))
-        task_status.started(listeners[0].socket.getsockname()[:2])
+async def _serve_one(slots: trio.Semaphore, link: _Link) -> None:
+    async with slots:
+        await link.run()
 
 
 class _Link:
-    """One TCP connection: its h11 state, its stream, the request it is running."""
+    """One TCP connection: its HTTP state, its socket, the request it is running."""
 
     def __init__(
-        self, server: Server, http: HTTPServer, template: m.ServerConnection, stream: Any
+        self, server: Server, http: HTTPServer, template: m.ServerConnection, sock: socket.socket
     ) -> None:
         self.server = server
         self.conn = HTTPServerConnection(http)
         self.template = template  # the configuration, for answers that need no handler
-        self.stream = stream
-        self.send_lock = trio.Lock()  # one send_all at a time on a trio stream
+        self.sock = sock
+        self.send_lock = trio.Lock()  # held only by a send that has to wait for the socket
         self.ctx: Context | None = None
         self.listening = False
         self.clock = ClientClock(trio.current_time())  # slowloris: how long the client may take
@@ -71,7 +94,61 @@ class _Link:
     async def emit(self, event: Any) -> None:
         data = self.conn.send(event)
         if data:
-            await send_locked(self.send_lock, self.stream, data, shield=False)
+            await self.send(data)
+
+    async def send(self, data: bytes) -> None:
+        """Write all of ``data``; trio.BrokenResourceError once the client is gone.
+
+        Written at once when the socket takes it (no scheduler round trip);
+        otherwise under ``send_lock``, taken before any wait, so that the
+        bytes of two tasks never interleave.
+        """
+        lock = self.send_lock
+        try:
+            if lock.locked():
+                async with lock:
+                    await self._flush(data)
+                return
+            try:
+                sent = self.sock.send(data)
+            except BlockingIOError:
+                sent = 0
+            if sent < len(data):
+                lock.acquire_nowait()  # no await since the partial send: nobody got in between
+                try:
+                    await self._flush(data[sent:])
+                finally:
+                    lock.release()
+        except OSError as e:
+            raise trio.BrokenResourceError(f"the client went away: {e}") from e
+
+    async def _flush(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[self.sock.send(view) :]
+            except BlockingIOError:
+                await trio.lowlevel.wait_writable(self.sock)
+
+    async def receive(self, wait: float) -> bytes | None:
+        """Bytes from the client (``b""`` at its end), or ``None`` after ``wait`` seconds."""
+        waited = False
+        while True:
+            try:
+                data = self.sock.recv(_CHUNK)
+            except BlockingIOError:
+                pass
+            except OSError:
+                return b""  # a reset: the end of the client's input
+            else:
+                if not waited:  # bytes were waiting: let the other tasks run all the same
+                    await trio.lowlevel.checkpoint()
+                return data
+            with trio.move_on_after(wait):
+                await trio.lowlevel.wait_readable(self.sock)
+                waited = True
+                continue
+            return None
 
     async def run(self) -> None:
         try:
@@ -85,7 +162,8 @@ class _Link:
             pass  # the client went away (a reset included); raised in the nursery: a group
         finally:
             self.server._sessions.discard(self)
-            await self.stream.aclose()
+            trio.lowlevel.notify_closing(self.sock)
+            self.sock.close()
 
     async def _step(self, nursery: trio.Nursery) -> bool:
         event = self.conn.next_event()
@@ -93,15 +171,13 @@ class _Link:
             wait = self._wait()
             if wait is None:
                 return False  # the client took too long to send a request: close (slowloris)
-            data = b""
-            with trio.move_on_after(wait) as quiet:
-                data = await self.stream.receive_some(_CHUNK)
-            if quiet.cancelled_caught:
+            data = await self.receive(wait)
+            if data is None:
                 keepalive = self.conn.keepalive()  # b"" unless a stream is open
                 if keepalive:
-                    await send_locked(self.send_lock, self.stream, keepalive, shield=False)
+                    await self.send(keepalive)
                 return True
-            self.conn.receive_data(bytes(data))
+            self.conn.receive_data(data)
             return True
         if isinstance(event, Reply):
             await self.emit(event)
