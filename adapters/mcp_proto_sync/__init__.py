@@ -3,7 +3,7 @@
 ``Server`` runs handlers (``fn(ctx, params) -> result``) on a bounded thread
 pool over stdio, any pipe pair or Streamable HTTP; ``Client`` calls a server it
 spawns (or any pipe pair), and ``Client.http(url)`` an HTTP endpoint, one call at
-a time.
+a time; ``client.listen(...)`` opens a subscription read on demand.
 """
 
 from mcp_proto._app import Handlers, McpError
@@ -11,6 +11,7 @@ from mcp_proto._client_calls import InputRequiredError
 
 from ._client import Client
 from ._http_client import HTTPClientSession
+from ._listen import Subscription
 from ._server import Context, Handler, Server
 
 __all__ = [
@@ -22,4 +23,5 @@ __all__ = [
     "InputRequiredError",
     "McpError",
     "Server",
+    "Subscription",
 ]

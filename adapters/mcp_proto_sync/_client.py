@@ -13,6 +13,7 @@ import os
 import selectors
 import subprocess
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
@@ -22,7 +23,15 @@ from mcp_proto import types as t
 if TYPE_CHECKING:
     from ._http_client import HTTPClientSession
 
-from mcp_proto._client_calls import ProbeOutcome, build_request, outcome_of, probe_outcome
+from mcp_proto._client_calls import (
+    ProbeOutcome,
+    build_request,
+    outcome_of,
+    owner_of,
+    probe_outcome,
+)
+
+from ._listen import QUEUED, Subscription
 
 __all__ = ["Client"]
 
@@ -51,6 +60,14 @@ class _Calls:
         raise NotImplementedError
 
     def _cancel(self, id: t.RequestId, reason: str) -> None:
+        raise NotImplementedError
+
+    def _listen_event(self, id: t.RequestId, deadline: float | None) -> Any:
+        """The next notification or ``SubscriptionEnded`` of listen ``id``; ``None`` at
+        the deadline."""
+        raise NotImplementedError
+
+    def _end_listen(self, id: t.RequestId) -> None:
         raise NotImplementedError
 
     # -- calls --------------------------------------------------------------
@@ -95,6 +112,40 @@ class _Calls:
                 with contextlib.suppress(OSError, ConnectionError):
                     self._cancel(request.id, "abandoned")
             raise
+
+    def listen(
+        self, notifications: t.SubscriptionFilter, *, timeout: float | None = None
+    ) -> Subscription:
+        """Open a ``subscriptions/listen`` stream; returns once the server acknowledged it.
+
+        Iterate the :class:`Subscription` for the notifications (``sub.next(timeout)``
+        to wait a bounded time) and close it, or use it in a ``with`` block.  Other
+        calls may be made while it is open.  An acknowledgement that does not come
+        within ``timeout`` (the client's by default) cancels the listen and raises
+        ``TimeoutError``; a refusal raises as a call does.
+        """
+        params = t.SubscriptionsListenRequestParams(notifications=notifications)
+        request = build_request(self.conn, "subscriptions/listen", params)
+        limit = self.timeout if timeout is None else timeout
+        deadline = None if limit is None else time.monotonic() + limit
+        self._send(request)
+        try:
+            first = self._await_end(request.id, deadline, None)
+            if first is None:
+                raise TimeoutError(f"subscriptions/listen not acknowledged within {limit} s")
+        except BaseException:
+            if request.id in self.conn.in_flight():
+                with contextlib.suppress(OSError, ConnectionError):
+                    self._cancel(request.id, "listen abandoned")
+            raise
+        if not isinstance(first, m.SubscriptionAcknowledged):
+            outcome_of(first)  # raises for an error; a result ends it at once
+            raise ConnectionError("the subscription ended before it was acknowledged")
+        self._opened(request.id)
+        return Subscription(self, request.id, first.notifications)
+
+    def _opened(self, id: t.RequestId) -> None:
+        """Listen ``id`` was acknowledged: keep what arrives for it."""
 
     def probe(self, timeout: float = 5.0) -> ProbeOutcome:
         """Ask ``server/discover`` and tell a modern server from a legacy one (STDIO-18).
@@ -163,6 +214,8 @@ class Client(_Calls):
         self._selector = selectors.DefaultSelector()
         self._selector.register(rfile, selectors.EVENT_READ)
         self._closed = False
+        #: what arrived for each open listen while nobody read it
+        self._listens: dict[t.RequestId, deque[Any]] = {}
 
     @staticmethod
     def http(url: str, **options: Any) -> HTTPClientSession:
@@ -211,19 +264,44 @@ class Client(_Calls):
     ) -> Any:
         """The event that ends request ``id``, or ``None`` at the deadline."""
         while True:
+            event = self._next_for(id, deadline)
+            if not isinstance(event, m.Notification):
+                return event
+            if event.method == "notifications/progress" and on_progress is not None:
+                on_progress(event.params)
+
+    def _opened(self, id: t.RequestId) -> None:
+        self._listens[id] = deque(maxlen=QUEUED)
+
+    def _listen_event(self, id: t.RequestId, deadline: float | None) -> Any:
+        queued = self._listens.get(id)
+        if queued:
+            return queued.popleft()
+        event = self._next_for(id, deadline)
+        if event is None or isinstance(event, (m.Notification, m.SubscriptionEnded)):
+            return event
+        return m.SubscriptionEnded(id=id, graceful=False)  # an error ended it
+
+    def _next_for(self, id: t.RequestId, deadline: float | None) -> Any:
+        """The next event of request ``id`` (``None`` at the deadline); what arrives for
+        open listens meanwhile is kept for them, anything else dropped."""
+        while True:
             event = self._next_event(deadline)
             if event is None:
                 return None
             if isinstance(event, m.ConnectionClosed):
                 raise ConnectionError("the server closed the connection")
-            if isinstance(event, m.Notification):
-                progress = event.method == "notifications/progress" and event.request_id == id
-                if progress and on_progress is not None:
-                    on_progress(event.params)
-                continue
-            if getattr(event, "id", None) == id:
+            owner = owner_of(event)
+            if owner == id:
                 return event
+            if owner in self._listens:
+                self._listens[owner].append(event)  # a listen's: kept for its reader
             # otherwise: a late answer to an earlier call, or a stray message
+
+    def _end_listen(self, id: t.RequestId) -> None:
+        self._listens.pop(id, None)
+        if id in self.conn.in_flight():  # SUB-11: cancel it
+            self._write(self.conn.cancel(id, "done"))
 
     def _write(self, data: bytes) -> None:
         if data:

@@ -33,6 +33,24 @@ _CHUNK = 65536
 _Link = tuple[socket.socket, HTTPClientConnection]
 
 
+def _next_event(link: _Link, deadline: float | None) -> Any:
+    """The next event of ``link``'s connection, reading as needed; ``None`` at the deadline."""
+    sock, hconn = link
+    while (event := hconn.next_event()) is m.NEED_DATA:
+        remaining = None if deadline is None else deadline - time.monotonic()
+        if remaining is not None and remaining <= 0:
+            return None
+        sock.settimeout(remaining)
+        try:
+            data = sock.recv(_CHUNK)
+        except TimeoutError:
+            return None
+        except OSError:
+            data = b""  # a reset: the end of the response
+        hconn.receive_data(data)
+    return event
+
+
 class HTTPClientSession(HTTPClientSettings, _Calls):
     """An MCP client for a Streamable HTTP endpoint (``http://host:port/path``).
 
@@ -96,22 +114,11 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
     def _await_end(
         self, id: t.RequestId, deadline: float | None, on_progress: ProgressHandler | None
     ) -> Any:
-        sock, hconn = self._active[id]
+        link = self._active[id]
         while True:
-            event = hconn.next_event()
-            if event is m.NEED_DATA:
-                remaining = None if deadline is None else deadline - time.monotonic()
-                if remaining is not None and remaining <= 0:
-                    return None
-                sock.settimeout(remaining)
-                try:
-                    data = sock.recv(_CHUNK)
-                except TimeoutError:
-                    return None
-                except OSError:
-                    data = b""
-                hconn.receive_data(data)
-                continue
+            event = _next_event(link, deadline)
+            if event is None:
+                return None
             if isinstance(event, ToolRejected):
                 self.rejected_tools.append(event)
                 print(f"mcp-proto: tool {event.name!r} left out: {event.reason}", file=sys.stderr)
@@ -122,8 +129,27 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
                 continue
             self._raise_for(id, event)
             if getattr(event, "id", None) == id:
-                self._retire(id)
+                if not isinstance(event, m.SubscriptionAcknowledged):
+                    self._retire(id)  # a listen keeps its connection for its stream
                 return event
+
+    def _listen_event(self, id: t.RequestId, deadline: float | None) -> Any:
+        link = self._active.get(id)
+        if link is None:
+            return m.SubscriptionEnded(id=id)
+        while True:
+            event = _next_event(link, deadline)
+            if event is None or isinstance(event, (m.Notification, m.SubscriptionEnded)):
+                return event
+            if (error := http_failure(event)) is not None:
+                self._end_listen(id)
+                raise error
+
+    def _end_listen(self, id: t.RequestId) -> None:
+        link = self._active.pop(id, None)
+        if link is not None:
+            link[1].close()  # closing the stream is the cancellation (SUB-11, HTTP-12)
+            link[0].close()
 
     def _raise_for(self, id: t.RequestId, event: Any) -> None:
         """Turn the HTTP-only endings into exceptions (the connection is dropped)."""
