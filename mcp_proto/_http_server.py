@@ -107,6 +107,8 @@ _APP_STATUS = {
     UNSUPPORTED_PROTOCOL_VERSION: 400,
 }
 
+#: distinct request heads whose verdict an HTTPServer remembers
+_VERDICTS = 256
 _TOKEN_IN_QUERY: Final = Challenge(
     status=400, error="invalid_request", description="access tokens go in the Authorization header"
 )
@@ -219,6 +221,8 @@ class HTTPServer:
         self.max_depth = max_depth
         self.tools = tools
         self.auth = auth
+        #: the verdicts of :meth:`ServerExchange._check_head` on heads seen before (no auth)
+        self._verdicts: dict[tuple[Any, ...], Reply | None] = {}
 
     def exchange(
         self, method: str | bytes, target: str | bytes, headers: RawHeaders
@@ -425,6 +429,32 @@ class ServerExchange:
 
     def _check_head(self) -> Reply | None:
         server, headers = self.server, self.headers
+        if server.auth is not None:
+            return self._check_request_head()
+        # without auth the verdict depends on these values only: clients repeat them
+        key = (
+            self.method,
+            self.target,
+            headers.get("host"),
+            headers.get("origin"),
+            headers.get("content-type"),
+            self._json_ok,
+            self._sse_ok,
+        )
+        verdicts = server._verdicts
+        if key in verdicts:
+            reply = verdicts[key]
+        else:
+            reply = self._check_request_head()
+            if len(verdicts) >= _VERDICTS:
+                verdicts.clear()  # a client that varies them gets no memory of its own
+            verdicts[key] = reply
+        if reply is not None:
+            return reply
+        return self._check_length()
+
+    def _check_request_head(self) -> Reply | None:
+        server, headers = self.server, self.headers
         host = headers.get("host")
         hosts = server.allowed_hosts
         if hosts is not None and host is not None and host_name(host) not in hosts:
@@ -459,9 +489,12 @@ class ServerExchange:
                 return Reply(status=415, headers=(("accept-post", "application/json"),))
         if not (self._json_ok or self._sse_ok):
             return Reply(status=406)
-        length = headers.get("content-length")
+        return self._check_length() if auth is not None else None
+
+    def _check_length(self) -> Reply | None:
+        length = self.headers.get("content-length")
         digits = length is not None and length.isascii() and length.isdigit()
-        if digits and int(length) > server.max_body_size:  # type: ignore[arg-type]
+        if digits and int(length) > self.server.max_body_size:  # type: ignore[arg-type]
             return Reply(status=413, headers=(("connection", "close"),))
         return None
 
