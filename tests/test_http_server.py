@@ -673,3 +673,21 @@ def test_keepalive_only_while_a_request_runs() -> None:
     ex, event = post(make_server(), *call())
     parts_of(ex, m.Result(id=event.id, result=t.CallToolResult(content=[])))
     assert ex.keepalive() == []
+
+
+def test_remembered_head_verdicts_are_per_head_and_bounded() -> None:
+    """The header checks' verdicts are remembered per distinct head (no auth), never
+    mixed up between heads, and at most a bounded number of them."""
+    server = make_server(max_body_size=100)
+    _data, hdrs = call()
+    hosts = [("host", "evil.example"), ("host", "localhost:8000")]
+    for _ in range(2):  # the second round is answered from memory
+        bad = server.exchange("POST", "/mcp", [*replace(hdrs, "host", hosts[0][1])])
+        assert reply_of(bad, bad.next_event())[0] == 403
+        good = server.exchange("POST", "/mcp", [*replace(hdrs, "host", hosts[1][1])])
+        assert good.wants_body  # not refused
+        big = server.exchange("POST", "/mcp", [*hdrs, ("content-length", "101")])
+        assert reply_of(big, big.next_event())[0] == 413  # the length is never remembered
+    for n in range(1000):  # a client varying its heads gets no memory of its own
+        server.exchange("POST", f"/other{n}", hdrs)
+    assert len(server._verdicts) <= 256
