@@ -15,9 +15,11 @@ its connection, which sends a keep-alive comment when it has been quiet for
 
 from __future__ import annotations
 
+import math
 import socket
 from typing import Any
 
+import outcome
 import trio
 
 import mcp_proto as m
@@ -71,6 +73,10 @@ async def serve_http(
         listener.close()
 
 
+def _abort(_: Any) -> trio.lowlevel.Abort:
+    return trio.lowlevel.Abort.SUCCEEDED  # a parked worker may be cancelled at any time
+
+
 async def _serve_one(slots: trio.Semaphore, link: _Link) -> None:
     async with slots:
         await link.run()
@@ -90,6 +96,9 @@ class _Link:
         self.ctx: Context | None = None
         self.listening = False
         self.clock = ClientClock(trio.current_time())  # slowloris: how long the client may take
+        self.timer = trio.CancelScope()  # the deadline of the current wait for the client
+        self.renew = False  # the timer went off as bytes came: use a new one
+        self.idle_worker: trio.lowlevel.Task | None = None  # parked in _worker
 
     async def emit(self, event: Any) -> None:
         data = self.conn.send(event)
@@ -130,8 +139,13 @@ class _Link:
             except BlockingIOError:
                 await trio.lowlevel.wait_writable(self.sock)
 
-    async def receive(self, wait: float) -> bytes | None:
-        """Bytes from the client (``b""`` at its end), or ``None`` after ``wait`` seconds."""
+    async def receive(self, wait: float) -> bytes:
+        """Bytes from the client (``b""`` at its end); waits at most ``wait`` seconds.
+
+        The wait's deadline is set on the link's timer scope (:meth:`run`), not
+        on a cancel scope of its own: one a request costs more than the rest of
+        the wait.  When it passes, the timer scope is cancelled.
+        """
         waited = False
         while True:
             try:
@@ -142,20 +156,36 @@ class _Link:
                 return b""  # a reset: the end of the client's input
             else:
                 if not waited:  # bytes were waiting: let the other tasks run all the same
-                    await trio.lowlevel.checkpoint()
+                    await trio.lowlevel.cancel_shielded_checkpoint()
                 return data
-            with trio.move_on_after(wait):
+            timer = self.timer
+            timer.deadline = trio.current_time() + wait
+            try:
                 await trio.lowlevel.wait_readable(self.sock)
-                waited = True
-                continue
-            return None
+            finally:
+                timer.deadline = math.inf
+            # woken by the bytes as the deadline passed: the scope would cancel the next
+            # wait or send; run() leaves it for a new one
+            self.renew = timer.cancel_called
+            waited = True
 
     async def run(self) -> None:
         try:
             async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._worker)
                 try:
-                    while await self._step(nursery):
-                        pass
+                    going = True
+                    while going:
+                        # the timer scope covers this task's waits for the client only:
+                        # the handlers run in the nursery, outside it
+                        with trio.CancelScope() as self.timer:
+                            while (going := await self._step(nursery)) and not self.renew:
+                                pass
+                        self.renew = False
+                        if self.timer.cancelled_caught:  # the client has been quiet
+                            keepalive = self.conn.keepalive()  # b"" unless a stream is open
+                            if keepalive:
+                                await self.send(keepalive)
                 finally:
                     nursery.cancel_scope.cancel()
         except* (trio.BrokenResourceError, trio.ClosedResourceError):
@@ -165,19 +195,26 @@ class _Link:
             trio.lowlevel.notify_closing(self.sock)
             self.sock.close()
 
+    async def _worker(self) -> None:
+        """Runs this connection's handlers, parked in between (HTTP/1.1: one at a time).
+
+        Waking a parked task costs less than starting one per request; a request
+        that arrives while the last handler is still finishing gets a task of
+        its own.
+        """
+        me = trio.lowlevel.current_task()
+        while True:
+            self.idle_worker = me
+            ctx = await trio.lowlevel.wait_task_rescheduled(_abort)
+            await self._handle(ctx)
+
     async def _step(self, nursery: trio.Nursery) -> bool:
         event = self.conn.next_event()
         if event is m.NEED_DATA:
             wait = self._wait()
             if wait is None:
                 return False  # the client took too long to send a request: close (slowloris)
-            data = await self.receive(wait)
-            if data is None:
-                keepalive = self.conn.keepalive()  # b"" unless a stream is open
-                if keepalive:
-                    await self.send(keepalive)
-                return True
-            self.conn.receive_data(data)
+            self.conn.receive_data(await self.receive(wait))
             return True
         if isinstance(event, Reply):
             await self.emit(event)
@@ -206,8 +243,12 @@ class _Link:
                 self.listening = True
                 self.server._sessions.add(self)  # reached by notify_changed from now on
             return
-        self.ctx = Context(RequestContext(request), self)
-        nursery.start_soon(self._handle, self.ctx)
+        self.ctx = ctx = Context(RequestContext(request), self)
+        worker, self.idle_worker = self.idle_worker, None
+        if worker is not None:
+            trio.lowlevel.reschedule(worker, outcome.Value(ctx))
+        else:
+            nursery.start_soon(self._handle, ctx)
 
     async def _handle(self, ctx: Context) -> None:
         try:
