@@ -32,6 +32,7 @@ from typing import Final, TypeAlias
 from attrs import frozen
 
 from ._errors import LocalProtocolError
+from ._http_headers import Headers
 
 __all__ = ["END", "PAUSED", "RequestHead", "ServerWire", "WireError"]
 
@@ -90,7 +91,7 @@ class RequestHead:
 
     method: str
     target: str
-    headers: tuple[Field, ...]
+    headers: Headers
     http_version: str
 
 
@@ -228,7 +229,8 @@ class ServerWire:
         method, target, major, minor = match.groups()
         if major != "1" or minor not in ("0", "1"):
             return self._fail(505, f"HTTP/{major}.{minor} is not supported")
-        fields = []
+        fields: list[Field] = []
+        by_name: dict[str, list[str]] = {}
         if block:
             if block.count("\n") >= self.max_headers:
                 return self._fail(431, "the request has too many header fields")
@@ -237,35 +239,31 @@ class ServerWire:
                 return self._fail(400, "obs-fold" if obs_fold else "malformed header field")
             for raw in block.split("\n"):
                 name, _, value = raw.partition(":")
-                fields.append((name.lower(), value.strip(_OWS)))
+                name, value = name.lower(), value.strip(_OWS)
+                fields.append((name, value))
+                if name in by_name:
+                    by_name[name].append(value)
+                else:
+                    by_name[name] = [value]
         version = f"1.{minor}"
-        problem = self._framing(fields, version)
+        problem = self._framing(by_name, version)
         if problem is not None:
             return problem
         self._head_only = method == "HEAD"
-        return RequestHead(
-            method=method, target=target, headers=tuple(fields), http_version=version
-        )
+        headers = Headers.lowercase(fields, by_name)
+        return RequestHead(method=method, target=target, headers=headers, http_version=version)
 
-    def _framing(self, fields: list[Field], version: str) -> WireError | None:
+    def _framing(self, by_name: dict[str, list[str]], version: str) -> WireError | None:
         """Read the body framing and keep-alive from the fields; set the read state."""
-        lengths: list[str] = []
-        codings: list[str] = []
-        connection: list[str] = []
-        hosts = 0
-        for name, value in fields:
-            if name == "content-length":
-                lengths.append(value)
-            elif name == "transfer-encoding":
-                codings.append(value)
-            elif name == "connection":
-                connection.append(value.lower())
-            elif name == "host":
-                hosts += 1
-        if version == "1.1" and hosts != 1:
+        if version == "1.1" and len(by_name.get("host", ())) != 1:
             return self._fail(400, "an HTTP/1.1 request needs exactly one Host header")
-        tokens = {t.strip(_OWS) for v in connection for t in v.split(",")}
+        connection = by_name.get("connection")
+        tokens = (
+            {t.strip(_OWS) for v in connection for t in v.lower().split(",")} if connection else ()
+        )
         self._keep_alive = version == "1.1" and "close" not in tokens
+        lengths = by_name.get("content-length")
+        codings = by_name.get("transfer-encoding")
         if codings:
             if lengths:
                 return self._fail(400, "both Content-Length and Transfer-Encoding")

@@ -97,13 +97,17 @@ class Headers:
         self._by_name = by_name
 
     @classmethod
-    def lowercase(cls, items: Iterable[tuple[str, str]]) -> Headers:
-        """Headers from ``str`` pairs whose names are lowercase already (no copying)."""
+    def lowercase(
+        cls, items: list[tuple[str, str]], by_name: dict[str, list[str]] | None = None
+    ) -> Headers:
+        """Headers from ``str`` pairs whose names are lowercase already, kept as given
+        (``by_name``: their values by name, if the caller has built it already)."""
         self = cls.__new__(cls)
-        self._items = list(items)
-        by_name: dict[str, list[str]] = {}
-        for n, v in self._items:
-            by_name.setdefault(n, []).append(v)
+        self._items = items
+        if by_name is None:
+            by_name = {}
+            for n, v in items:
+                by_name.setdefault(n, []).append(v)
         self._by_name = by_name
         return self
 

@@ -19,7 +19,6 @@ from typing import Any
 from ._errors import LocalProtocolError
 from ._events import NEED_DATA, ConnectionClosed
 from ._http1 import END, PAUSED, RequestHead, ServerWire
-from ._http_headers import Headers
 from ._http_server import (
     HTTPServer,
     Reply,
@@ -104,8 +103,7 @@ class HTTPServerConnection:
                 if ex is not None:
                     ex.end_of_body()
             elif isinstance(w, RequestHead):
-                headers = Headers.lowercase(w.headers)
-                self.exchange = ServerExchange(self.server, w.method, w.target, headers)
+                self.exchange = ServerExchange(self.server, w.method, w.target, w.headers)
             else:  # WireError: answered once with its status, then closed
                 if self._broken or not wire.can_respond:
                     return ConnectionClosed()
