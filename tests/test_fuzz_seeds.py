@@ -138,6 +138,30 @@ def test_found_http_server_head_reply_has_no_body() -> None:
     invariants_http.check_http_server(data + data.replace(b"elsewhere", b"localhost"))
 
 
+def test_found_http_server_a_length_str_isdigit_takes_but_int_does_not() -> None:
+    """Our HTTP/1.1 reader: ``Content-Length: ¹`` passed ``str.isdigit`` and crashed
+    ``int()`` (in the pure binding's ``413`` check too).  Now a ``400``."""
+    data = (
+        b"POST /mcp HTTP/1.1\r\ncontent-length: 7\r\nhost: localhost:8000\r\n\r\n[{},{}]"
+        b"POST /mcp HTTP/1.1\r\ncontent-length: \xb9\r\nhost: localhost:8000\r\n\r\n{bad json"
+    )
+    events, _ = invariants_http._serve([data])
+    assert [e.status for e in events if isinstance(e, Reply)][-1] == 400
+    invariants_http.check_http_server(data)
+
+
+def test_found_http_server_trailer_lines_are_header_fields() -> None:
+    """Our HTTP/1.1 reader dropped trailer lines unchecked, so a request hidden in a
+    trailer section was read by nobody while h11 refused it; a malformed trailer is a 400."""
+    data = (
+        b"POST /mcp HTTP/1.1\r\nhost: localhost:8000\r\ntransfer-encoding: chunked\r\n\r\n"
+        b'7\r\n{"jsonr\r\n0\r\npc":"2.\r\nHEAD /mcp HTTP/1.1\r\nhost: localhost:8000\r\n\r\n'
+    )
+    events, _ = invariants_http._serve([data])
+    assert isinstance(events[0], Reply) and events[0].status == 400
+    invariants_http.check_http_server(data)
+
+
 def test_found_http_client_send_on_a_connection_the_server_closes() -> None:
     """After a ``Connection: close`` response, ``send`` leaked h11's own ``LocalProtocolError``.
 
