@@ -8,6 +8,7 @@ cancellation cancels the handler's cancel scope (``trio.Cancelled`` inside it).
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sys
 from collections.abc import Awaitable, Callable, Mapping
@@ -34,6 +35,7 @@ __all__ = ["Context", "Handler", "Server"]
 
 Handler = Callable[["Context", Any], Awaitable[Any]]
 _CHUNK = 65536
+_PENDING_LIMIT = 1 << 18  # bytes queued for stdout before senders wait
 
 
 class Context(AsyncHandlerContext):
@@ -74,21 +76,22 @@ class Server(ServerSettings[Handler]):
         ``sys.stdout`` points at stderr while serving, so a stray ``print``
         cannot corrupt the stream (STDIO-06).
         """
-        stdin = trio.lowlevel.FdStream(os.dup(sys.stdin.fileno()))
-        stdout = trio.lowlevel.FdStream(os.dup(sys.stdout.fileno()))
+        link = _FdLink(os.dup(sys.stdin.fileno()), os.dup(sys.stdout.fileno()))
         real_stdout, sys.stdout = sys.stdout, sys.stderr
         try:
-            await self.serve(trio.StapledStream(stdout, stdin))
+            await self._serve(link)
         finally:
             sys.stdout = real_stdout
-            await stdin.aclose()
-            await stdout.aclose()
+            link.close()
 
     async def serve(
         self, stream: trio.abc.HalfCloseableStream | trio.StapledStream[Any, Any]
     ) -> None:
         """Serve one byte stream until its input ends; in-flight handlers are cancelled."""
-        session = _Session(self, stream)
+        await self._serve(_StreamLink(stream))
+
+    async def _serve(self, link: _StreamLink | _FdLink) -> None:
+        session = _Session(self, link)
         self._sessions.add(session)
         try:
             await session.run()
@@ -122,20 +125,141 @@ class Server(ServerSettings[Handler]):
                 await session.emit(event)  # a subscriber that stopped reading is skipped
 
 
+class _StreamLink:
+    """Any trio stream: ``receive_some``, and ``send_all`` under a lock (:func:`send_locked`)."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.lock = trio.Lock()  # one send_all at a time on a trio stream
+
+    async def receive(self) -> bytes:
+        return await self.stream.receive_some(_CHUNK)  # type: ignore[no-any-return]
+
+    async def send(self, data: bytes, *, checkpoint: bool) -> None:
+        await send_locked(self.lock, self.stream, data, shield=True)  # always a checkpoint
+
+
+class _FdLink:
+    """Two file descriptors (stdin, stdout) in non-blocking mode, read and written directly.
+
+    A read or write that can proceed now costs no trip through the scheduler: a task
+    waits (``wait_readable``, ``wait_writable``) only when the pipe is empty or full.
+    Writes need no lock: a message that fits is written whole at once; one that does
+    not goes to :attr:`pending`, and the task that wrote it keeps flushing
+    (:attr:`writing`), cancellation shielded, while the others append whole messages
+    behind it, in order.  Past :data:`_PENDING_LIMIT` queued bytes, senders wait for the
+    queue to shrink before they append (backpressure; a sender cancelled while it waits
+    sends nothing).  A write to a closed pipe raises ``trio.BrokenResourceError``, as
+    ``FdStream`` does; :meth:`close` restores the descriptors' blocking mode.
+    """
+
+    def __init__(self, rfd: int, wfd: int) -> None:
+        self.rfd, self.wfd = rfd, wfd
+        self.blocking = os.get_blocking(rfd), os.get_blocking(wfd)
+        os.set_blocking(rfd, False)
+        os.set_blocking(wfd, False)
+        self.pending = bytearray()
+        self.writing = False
+        self.drained = trio.lowlevel.ParkingLot()
+
+    def close(self) -> None:
+        for fd, blocking in ((self.wfd, self.blocking[1]), (self.rfd, self.blocking[0])):
+            trio.lowlevel.notify_closing(fd)
+            with contextlib.suppress(OSError):
+                os.set_blocking(fd, blocking)
+            os.close(fd)
+
+    async def receive(self) -> bytes:
+        """Up to :data:`_CHUNK` bytes, ``b""`` at the end; a checkpoint either way."""
+        waited = False
+        while True:
+            try:
+                data = os.read(self.rfd, _CHUNK)
+            except BlockingIOError:
+                await trio.lowlevel.wait_readable(self.rfd)
+                waited = True
+                continue
+            except OSError as e:
+                raise _broken(e) from e
+            if not waited:  # the others still get a turn between two reads
+                await trio.lowlevel.checkpoint()
+            return data
+
+    async def send(self, data: bytes, *, checkpoint: bool) -> None:
+        """Write ``data`` whole, or queue it whole behind the task that is writing.
+
+        ``checkpoint``: yield to the scheduler at least once (a handler's progress or
+        log must not starve the others); without it, a write that fits yields nothing.
+        """
+        while self.writing:
+            if len(self.pending) < _PENDING_LIMIT:
+                self.pending += data  # the writer flushes it
+                if checkpoint:
+                    await trio.lowlevel.checkpoint()
+                return
+            await self.drained.park()
+        try:
+            sent = os.write(self.wfd, data)
+        except BlockingIOError:
+            sent = 0
+        except OSError as e:
+            raise _broken(e) from e
+        if sent == len(data):
+            if checkpoint:
+                await trio.lowlevel.checkpoint()
+            return
+        self.pending += memoryview(data)[sent:]
+        self.writing = True
+        try:
+            with trio.CancelScope(shield=True):  # a message is never cut short
+                await self._flush()
+        finally:
+            self.writing = False
+            self.pending.clear()  # empty unless the pipe broke
+            self.drained.unpark_all()
+
+    async def _flush(self) -> None:
+        while self.pending:
+            await trio.lowlevel.wait_writable(self.wfd)
+            try:
+                sent = os.write(self.wfd, self.pending)
+            except BlockingIOError:
+                continue
+            except OSError as e:
+                raise _broken(e) from e
+            del self.pending[:sent]
+            self.drained.unpark_all()
+
+
+def _broken(e: OSError) -> trio.BrokenResourceError | trio.ClosedResourceError:
+    if e.errno == errno.EBADF:
+        return trio.ClosedResourceError("file was already closed")
+    return trio.BrokenResourceError(str(e))
+
+
 class _Session:
-    def __init__(self, server: Server, stream: Any) -> None:
+    def __init__(self, server: Server, link: _StreamLink | _FdLink) -> None:
         self.server = server
         self.conn = server.connection()
-        self.stream = stream
-        self.send_lock = trio.Lock()  # one send_all at a time on a trio stream
+        self.link = link
         self.contexts: dict[t.RequestId, Context] = {}
-        self.limiter = trio.CapacityLimiter(server.max_concurrency)
+        self.running = 0  # handlers holding one of the max_concurrency slots
+        self.slot_queue = trio.lowlevel.ParkingLot()  # handlers waiting for a slot, in order
         self.slot_freed = trio.lowlevel.ParkingLot()
 
     async def emit(self, event: Any) -> None:
+        """Send ``event``; a checkpoint (a handler's progress and log come here)."""
         data = self.conn.send(event)
         if data:
-            await send_locked(self.send_lock, self.stream, data, shield=True)
+            await self.link.send(data, checkpoint=True)
+        else:
+            await trio.lowlevel.checkpoint()
+
+    async def _answer(self, event: Any) -> None:
+        """Send ``event`` from a task that ends or reads next: no checkpoint needed."""
+        data = self.conn.send(event)
+        if data:
+            await self.link.send(data, checkpoint=False)
 
     async def run(self) -> None:
         async with trio.open_nursery() as nursery:
@@ -152,7 +276,7 @@ class _Session:
                 await self.slot_freed.park()
             if paused.cancelled_caught:
                 break  # ...but none ended for a while: read on, a cancel may be waiting
-        chunk = await self.stream.receive_some(_CHUNK)
+        chunk = await self.link.receive()
         self.conn.receive_data(chunk)
         while True:
             try:
@@ -166,7 +290,7 @@ class _Session:
                 return False
             if isinstance(event, m.Request):
                 if self.server.handlers.find(event.method) is None:
-                    await self.emit(default_answer(self.conn, event))
+                    await self._answer(default_answer(self.conn, event))
                     continue
                 ctx = Context(RequestContext(event), self)
                 self.contexts[event.id] = ctx
@@ -176,23 +300,27 @@ class _Session:
                 if cancelled is not None:
                     cancelled._cancel()
             elif isinstance(event, m.InvalidMessage):
-                await self.emit(event)
+                await self._answer(event)
 
     async def _handle(self, ctx: Context) -> None:
         try:
-            try:  # a free slot is taken without a trip through the scheduler
-                self.limiter.acquire_nowait()
-            except trio.WouldBlock:
-                await self.limiter.acquire()
+            if self.running < self.server.max_concurrency:  # no trip through the scheduler
+                self.running += 1
+            else:
+                await self.slot_queue.park()  # woken holding the slot a handler handed on
             try:
-                await run_handler(self.server, ctx, self.emit, self.conn.cache_hints)
+                await run_handler(self.server, ctx, self._answer, self.conn.cache_hints)
             finally:
-                self.limiter.release()
+                if self.slot_queue:
+                    self.slot_queue.unpark()  # hand the slot on to the first waiter
+                else:
+                    self.running -= 1
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass  # the client went away while we answered: the reader sees the end
         finally:
             self.contexts.pop(ctx.request.id, None)
-            self.slot_freed.unpark_all()
+            if self.slot_freed:
+                self.slot_freed.unpark_all()
 
 
 async def send_locked(lock: trio.Lock, stream: Any, data: bytes, *, shield: bool) -> None:
