@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import queue
 import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, BinaryIO
 
 import mcp_proto as m
@@ -34,6 +34,7 @@ __all__ = ["Context", "Handler", "Server"]
 
 Handler = Callable[["Context", Any], Any]
 _CHUNK = 65536
+_DONE_LOCK = threading.Lock()  # makes a Context's event once: most handlers never wait
 
 
 class Context(HandlerContext):
@@ -48,10 +49,15 @@ class Context(HandlerContext):
 
     def __init__(self, core: RequestContext, session: Any) -> None:
         super().__init__(core, session)
-        self._done = threading.Event()
+        self._done: threading.Event | None = None  # made by the first wait_cancelled
 
     def wait_cancelled(self, timeout: float | None = None) -> bool:
         """Block until the request is cancelled (True) or ``timeout`` passes (False)."""
+        with _DONE_LOCK:
+            if self._done is None:
+                self._done = threading.Event()
+                if self.cancelled:  # cancelled before anyone waited
+                    self._done.set()
         return self._done.wait(timeout)
 
     def progress(
@@ -71,8 +77,11 @@ class Context(HandlerContext):
         self._session.server.notify_changed(method, params)
 
     def _cancel(self) -> None:
-        super()._cancel()
-        self._done.set()
+        super()._cancel()  # first: a wait_cancelled that makes the event now sees it
+        with _DONE_LOCK:
+            done = self._done
+        if done is not None:
+            done.set()
 
 
 class Server(ServerSettings[Handler]):
@@ -103,13 +112,21 @@ class Server(ServerSettings[Handler]):
         real_stdout = sys.stdout
         sys.stdout = sys.stderr
         try:
-            self.serve(sys.stdin.buffer, real_stdout.buffer)
+            real_stdout.flush()  # what was printed before goes first; then straight to the fd
+            try:
+                write: Callable[[bytes], None] = _FdWriter(real_stdout.fileno())
+            except (AttributeError, OSError, ValueError):  # no descriptor (a test's capture)
+                write = _FileWriter(real_stdout.buffer)
+            self._serve(sys.stdin.buffer, write)
         finally:
             sys.stdout = real_stdout
 
     def serve(self, rfile: BinaryIO, wfile: BinaryIO) -> None:
         """Serve one byte stream (a pipe pair, a socket's files) until its input ends."""
-        session = _Session(self, wfile)
+        self._serve(rfile, _FileWriter(wfile))
+
+    def _serve(self, rfile: BinaryIO, write: Callable[[bytes], None]) -> None:
+        session = _Session(self, write)
         with self._lock:
             self._sessions.add(session)
         try:
@@ -154,43 +171,118 @@ def _read_some(rfile: BinaryIO) -> bytes:
     return os.read(rfile.fileno(), _CHUNK)
 
 
+class _FileWriter:
+    """``write`` then ``flush`` on a binary file: each message leaves at once."""
+
+    def __init__(self, wfile: BinaryIO) -> None:
+        self.wfile = wfile
+
+    def __call__(self, data: bytes) -> None:
+        self.wfile.write(data)
+        self.wfile.flush()
+
+
+class _FdWriter:
+    """``os.write`` on a file descriptor until all of ``data`` is out (no buffer to flush)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def __call__(self, data: bytes) -> None:
+        sent = os.write(self.fd, data)
+        if sent < len(data):
+            with memoryview(data) as view:
+                while sent < len(data):
+                    sent += os.write(self.fd, view[sent:])
+
+
+class _Workers:
+    """Threads that run ``fn(arg)`` jobs in order of submission, at most ``size`` of them.
+
+    A thread is started when a job finds none idle (as ``ThreadPoolExecutor`` does),
+    with less bookkeeping per job: a job is a queue entry, not a future.
+    :meth:`close` lets the threads finish every job submitted, then joins them.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.jobs: queue.SimpleQueue[tuple[Callable[[Any], None], Any] | None] = (
+            queue.SimpleQueue()
+        )
+        self.threads: list[threading.Thread] = []
+        self.idle = 0
+        self.lock = threading.Lock()
+
+    def submit(self, fn: Callable[[Any], None], arg: Any) -> None:
+        self.jobs.put((fn, arg))  # first: a thread started now takes it before it returns
+        with self.lock:
+            start = self.idle == 0 and len(self.threads) < self.size
+            if not start:
+                self.idle -= 1  # this job is that thread's: the next one may need a new thread
+        if start:
+            thread = threading.Thread(
+                target=self._work, name=f"mcp_{len(self.threads)}", daemon=True
+            )
+            self.threads.append(thread)
+            thread.start()
+
+    def _work(self) -> None:
+        while (job := self.jobs.get()) is not None:
+            job[0](job[1])
+            with self.lock:
+                self.idle += 1
+
+    def close(self) -> None:
+        for _ in self.threads:
+            self.jobs.put(None)
+        for thread in self.threads:
+            thread.join()
+
+
 class _Session:
-    def __init__(self, server: Server, wfile: BinaryIO) -> None:
+    def __init__(self, server: Server, write: Callable[[bytes], None]) -> None:
         self.server = server
         self.conn = server.connection()
-        self.wfile = wfile
+        self.write = write
         self.lock = threading.Lock()
         self.slot_freed = threading.Condition(self.lock)
+        self.waiting = False  # the reader waits on slot_freed: a handler's end must notify
         self.contexts: dict[t.RequestId, Context] = {}
 
     def emit(self, event: Any) -> None:
         with self.lock:
             data = self.conn.send(event)
             if data:
-                self.wfile.write(data)
-                self.wfile.flush()
+                self.write(data)
 
     def notify_changed(self, method: str, params: Any) -> None:
         self.emit(m.Notification(method=method, params=params or t.NotificationParams()))
 
     def run(self, rfile: BinaryIO) -> None:
-        with ThreadPoolExecutor(self.server.max_workers, thread_name_prefix="mcp") as pool:
+        pool = _Workers(self.server.max_workers)
+        try:
             try:
                 while self._step(rfile, pool):
                     pass
                 deadline = time.monotonic() + self.server.shutdown_grace
                 with self.slot_freed:  # the input ended: let what was received finish
+                    self.waiting = True
                     while self.contexts and (left := deadline - time.monotonic()) > 0:
                         self.slot_freed.wait(left)
             finally:
                 for ctx in list(self.contexts.values()):
                     ctx._cancel()
+        finally:
+            pool.close()
 
-    def _step(self, rfile: BinaryIO, pool: ThreadPoolExecutor) -> bool:
+    def _step(self, rfile: BinaryIO, pool: _Workers) -> bool:
         with self.slot_freed:  # backpressure: read no more while requests end...
-            while self.conn.saturated:
-                if not self.slot_freed.wait(SATURATION_PAUSE):
-                    break  # ...but none ended for a while: read on, a cancel may be waiting
+            if self.conn.saturated:
+                self.waiting = True
+                while self.conn.saturated:
+                    if not self.slot_freed.wait(SATURATION_PAUSE):
+                        break  # ...but none ended for a while: read on, a cancel may be waiting
+                self.waiting = False
         chunk = _read_some(rfile)
         events = []
         with self.lock:
@@ -230,8 +322,9 @@ class _Session:
             print(f"mcp-proto: {ctx.request.method}: {e!r}", file=sys.stderr)
         finally:
             self.contexts.pop(ctx.request.id, None)
-            with self.slot_freed:
-                self.slot_freed.notify_all()
+            if self.waiting:  # set under the lock before the reader looks at what it waits for
+                with self.slot_freed:
+                    self.slot_freed.notify_all()
 
 
 def run_handler(
