@@ -65,7 +65,13 @@ class Server(ServerSettings[Handler]):
         """
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader(limit=_CHUNK)
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+        pipe, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), sys.stdin
+        )
+        # the pipe transport reads 256 KiB at a time: a fresh mmap and munmap per read here,
+        # for requests of a few hundred bytes; where it has this knob, read 64 KiB
+        if isinstance(getattr(pipe, "max_size", None), int):
+            pipe.max_size = _CHUNK  # type: ignore[attr-defined]
         real_stdout = sys.stdout
         unused = asyncio.StreamReader()  # a StreamReaderProtocol knows when the pipe closed
         transport, protocol = await loop.connect_write_pipe(
