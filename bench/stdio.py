@@ -11,8 +11,10 @@ adapters and the official SDK's lowlevel ``Server`` over its ``stdio_server``.  
 * ``sequential``: write one request, read its response, repeat;
 * ``pipelined``: a writer thread sends all N while the main thread reads.
 
-Server CPU per request comes from ``getrusage(RUSAGE_CHILDREN)`` around each run, less the
-CPU of a run with no requests (start-up and shutdown).  A benchmark, not a test.
+Server CPU per request is the server process's CPU time (``/proc/PID/stat``, so Linux)
+over the timed calls only, after 20 warm-up calls: start-up and shutdown excluded.  With
+two CPUs or more the server is pinned to one and the client to the others; each server
+runs ``--rounds`` times, interleaved, and medians are reported.  A benchmark, not a test.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
+import statistics
 import subprocess
 import sys
 import threading
@@ -41,9 +43,16 @@ def line(id: int) -> bytes:
     )
 
 
-def children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+def pin(server_pid: int) -> None:
+    """The server on the last CPU, this client on the others (when there are two or more).
+
+    Without it, a run's figures depend on where the scheduler puts the two
+    processes, and the sequential ones moved by half from run to run here.
+    """
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    if len(cpus) >= 2:
+        os.sched_setaffinity(server_pid, {cpus[-1]})
+        os.sched_setaffinity(0, set(cpus[:-1]))
 
 
 def read_lines(stream: int, count: int) -> None:
@@ -57,19 +66,28 @@ def read_lines(stream: int, count: int) -> None:
     assert b'"result"' in buffered, buffered[-300:]
 
 
+def server_cpu(pid: int) -> float:
+    """CPU seconds process ``pid`` has used so far (Linux ``/proc``)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def run(kind: str, n: int, mode: str) -> tuple[float, float]:
-    """(wall seconds for the N requests, server CPU seconds for the whole run)."""
-    cpu0 = children_cpu()
+    """(wall seconds for the N requests, server CPU seconds for them)."""
     proc = subprocess.Popen(
         [sys.executable, SERVER, kind], stdin=subprocess.PIPE, stdout=subprocess.PIPE
     )
+    pin(proc.pid)
     assert proc.stdin is not None and proc.stdout is not None
     out = proc.stdout.fileno()
-    # One warm-up call, so start-up is not in the wall time.
-    proc.stdin.write(line(0))
-    proc.stdin.flush()
-    read_lines(out, 1)
+    # Warm-up calls, so that start-up is in neither figure.
+    for i in range(20):
+        proc.stdin.write(line(i))
+        proc.stdin.flush()
+        read_lines(out, 1)
     lines = [line(i) for i in range(1, n + 1)]
+    cpu0 = server_cpu(proc.pid)
     start = time.perf_counter()
     if mode == "sequential":
         for data in lines:
@@ -88,30 +106,39 @@ def run(kind: str, n: int, mode: str) -> tuple[float, float]:
         read_lines(out, n)
         writer.join()
     wall = time.perf_counter() - start
+    cpu = server_cpu(proc.pid) - cpu0
     proc.stdin.close()
     proc.wait(30)
-    return wall, children_cpu() - cpu0
+    return wall, cpu
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=2000)
+    ap.add_argument("--rounds", type=int, default=3, help="runs per server; medians reported")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("kinds", nargs="*", default=list(KINDS))
     args = ap.parse_args()
-    results: dict[str, dict[str, float]] = {}
-    for kind in args.kinds:
-        base = min(run(kind, 1, "sequential")[1] for _ in range(2))
-        row: dict[str, float] = {}
-        for mode in ("sequential", "pipelined"):
-            wall, cpu = run(kind, args.n, mode)
-            row[f"{mode}_rps"] = args.n / wall
-            row[f"{mode}_cpu_us"] = max(cpu - base, 0.0) / args.n * 1e6
-        results[kind] = row
+    runs: dict[str, list[dict[str, float]]] = {kind: [] for kind in args.kinds}
+    for _ in range(args.rounds):  # interleaved, so that a noisy moment hits every server
+        for kind in args.kinds:
+            row: dict[str, float] = {}
+            for mode in ("sequential", "pipelined"):
+                wall, cpu = run(kind, args.n, mode)
+                row[f"{mode}_rps"] = args.n / wall
+                row[f"{mode}_cpu_us"] = cpu / args.n * 1e6
+            runs[kind].append(row)
+    results = {
+        kind: {key: statistics.median(r[key] for r in rows) for key in rows[0]}
+        for kind, rows in runs.items()
+    }
     if args.json:
         print(json.dumps({"n": args.n, "results": results}, indent=2))
         return
-    print(f"{args.n} tools/call over stdio per mode; server CPU per request excludes start-up")
+    print(
+        f"{args.n} tools/call over stdio per mode, median of {args.rounds} rounds;"
+        " server CPU over the timed calls only"
+    )
     print(
         f"{'server':8} {'seq req/s':>10} {'seq cpu us':>11} {'pipe req/s':>11} {'pipe cpu us':>12}"
     )
