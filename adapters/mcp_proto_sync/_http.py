@@ -17,7 +17,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import mcp_proto as m
@@ -25,7 +24,7 @@ from mcp_proto import types as t
 from mcp_proto._app import ClientClock, RequestContext, default_answer
 from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
 
-from ._server import Context, Server, run_handler
+from ._server import Context, Server, _Workers, run_handler
 
 __all__ = ["serve_http"]
 
@@ -44,7 +43,8 @@ def serve_http(
     http = HTTPServer(connection=server.connection, **http_options)
     template = server.connection()
     listener = socket.create_server((host, port))
-    with listener, ThreadPoolExecutor(server.max_workers, thread_name_prefix="mcp") as pool:
+    pool = _Workers(server.max_workers)
+    with listener:
         if ready is not None:
             ready(listener.getsockname()[:2])
         listener.settimeout(0.25)  # to notice ``stop``
@@ -65,7 +65,7 @@ def serve_http(
         finally:  # stopping the server ends its connections too, as on trio
             for link in list(links):
                 link.close()
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.close()  # the handlers of those connections were cancelled: they end
 
 
 class _Link:
@@ -77,7 +77,7 @@ class _Link:
         http: HTTPServer,
         template: m.ServerConnection,
         sock: socket.socket,
-        pool: ThreadPoolExecutor,
+        pool: _Workers,
     ) -> None:
         self.server = server
         self.conn = HTTPServerConnection(http)

@@ -200,8 +200,9 @@ class _Workers:
     """Threads that run ``fn(arg)`` jobs in order of submission, at most ``size`` of them.
 
     A thread is started when a job finds none idle (as ``ThreadPoolExecutor`` does),
-    with less bookkeeping per job: a job is a queue entry, not a future.
-    :meth:`close` lets the threads finish every job submitted, then joins them.
+    with less bookkeeping per job: a job is a queue entry, not a future.  Any thread
+    may submit.  :meth:`close` lets the threads finish every job submitted, then joins
+    them; a job submitted after it raises ``RuntimeError``.
     """
 
     def __init__(self, size: int) -> None:
@@ -210,20 +211,24 @@ class _Workers:
             queue.SimpleQueue()
         )
         self.threads: list[threading.Thread] = []
-        self.idle = 0
+        self.idle = 0  # idle threads less queued jobs no thread has been counted for
+        self.closed = False
         self.lock = threading.Lock()
 
     def submit(self, fn: Callable[[Any], None], arg: Any) -> None:
-        self.jobs.put((fn, arg))  # first: a thread started now takes it before it returns
         with self.lock:
-            start = self.idle == 0 and len(self.threads) < self.size
-            if not start:
+            if self.closed:
+                raise RuntimeError("the worker threads are closed")
+            self.jobs.put((fn, arg))  # first: a thread started now takes it before it returns
+            thread = None
+            if self.idle == 0 and len(self.threads) < self.size:
+                thread = threading.Thread(
+                    target=self._work, name=f"mcp_{len(self.threads)}", daemon=True
+                )
+                self.threads.append(thread)
+            else:
                 self.idle -= 1  # this job is that thread's: the next one may need a new thread
-        if start:
-            thread = threading.Thread(
-                target=self._work, name=f"mcp_{len(self.threads)}", daemon=True
-            )
-            self.threads.append(thread)
+        if thread is not None:
             thread.start()
 
     def _work(self) -> None:
@@ -233,9 +238,12 @@ class _Workers:
                 self.idle += 1
 
     def close(self) -> None:
-        for _ in self.threads:
+        with self.lock:
+            self.closed = True
+            threads = list(self.threads)
+        for _ in threads:
             self.jobs.put(None)
-        for thread in self.threads:
+        for thread in threads:
             thread.join()
 
 
