@@ -10,10 +10,13 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 import sys
 from collections.abc import Awaitable, Callable, Mapping
+from functools import partial
 from typing import Any
 
+import outcome
 import trio
 
 import mcp_proto as m
@@ -36,6 +39,7 @@ __all__ = ["Context", "Handler", "Server"]
 Handler = Callable[["Context", Any], Awaitable[Any]]
 _CHUNK = 65536
 _PENDING_LIMIT = 1 << 18  # bytes queued for stdout before senders wait
+_IDLE_WORKERS = 8  # handler tasks kept parked for the next requests
 
 
 class Context(AsyncHandlerContext):
@@ -160,6 +164,11 @@ class _FdLink:
         os.set_blocking(wfd, False)
         self.pending = bytearray()
         self.writing = False
+        # a pipe read short was emptied: the next read waits first, sparing a read that
+        # would only say "nothing yet" (a regular file cannot be waited for: never)
+        mode = os.fstat(rfd).st_mode
+        self.pollable = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+        self.emptied = False
         self.drained = trio.lowlevel.ParkingLot()
 
     def close(self) -> None:
@@ -172,6 +181,9 @@ class _FdLink:
     async def receive(self) -> bytes:
         """Up to :data:`_CHUNK` bytes, ``b""`` at the end; a checkpoint either way."""
         waited = False
+        if self.emptied:  # the last read emptied the pipe: a read now would find nothing
+            await trio.lowlevel.wait_readable(self.rfd)
+            waited = True
         while True:
             try:
                 data = os.read(self.rfd, _CHUNK)
@@ -181,6 +193,7 @@ class _FdLink:
                 continue
             except OSError as e:
                 raise _broken(e) from e
+            self.emptied = self.pollable and 0 < len(data) < _CHUNK
             if not waited:  # the others still get a turn between two reads
                 await trio.lowlevel.checkpoint()
             return data
@@ -246,6 +259,7 @@ class _Session:
         self.running = 0  # handlers holding one of the max_concurrency slots
         self.slot_queue = trio.lowlevel.ParkingLot()  # handlers waiting for a slot, in order
         self.slot_freed = trio.lowlevel.ParkingLot()
+        self.idle: list[trio.lowlevel.Task] = []  # workers parked for the next request
 
     async def emit(self, event: Any) -> None:
         """Send ``event``; a checkpoint (a handler's progress and log come here)."""
@@ -294,13 +308,34 @@ class _Session:
                     continue
                 ctx = Context(RequestContext(event), self)
                 self.contexts[event.id] = ctx
-                nursery.start_soon(self._handle, ctx)
+                if self.idle:  # waking a parked worker costs less than starting a task
+                    trio.lowlevel.reschedule(self.idle.pop(), outcome.Value(ctx))
+                else:
+                    nursery.start_soon(self._worker, ctx)
             elif isinstance(event, m.Cancelled):
                 cancelled = self.contexts.get(event.id)
                 if cancelled is not None:
                     cancelled._cancel()
             elif isinstance(event, m.InvalidMessage):
                 await self._answer(event)
+
+    async def _worker(self, ctx: Context) -> None:
+        """Runs ``ctx``'s handler, then, parked in between, those of the requests handed to it.
+
+        At most :data:`_IDLE_WORKERS` stay parked; the others end.  A parked worker
+        is cancelled with the session.
+        """
+        me = trio.lowlevel.current_task()
+        while True:
+            await self._handle(ctx)
+            if len(self.idle) >= _IDLE_WORKERS:
+                return
+            self.idle.append(me)
+            ctx = await trio.lowlevel.wait_task_rescheduled(partial(self._unpark, me))
+
+    def _unpark(self, me: trio.lowlevel.Task, _: Any) -> trio.lowlevel.Abort:
+        self.idle.remove(me)  # cancelled while parked: nobody may hand it a request now
+        return trio.lowlevel.Abort.SUCCEEDED
 
     async def _handle(self, ctx: Context) -> None:
         try:
