@@ -26,7 +26,7 @@ import mcp_proto as m
 from mcp_proto._app import ClientClock, RequestContext, default_answer
 from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
 
-from ._server import Context, Server, run_handler
+from ._server import _SPENT, Context, Server, run_handler
 
 __all__ = ["serve_http"]
 
@@ -71,10 +71,6 @@ async def serve_http(
     finally:
         trio.lowlevel.notify_closing(listener)
         listener.close()
-
-
-def _abort(_: Any) -> trio.lowlevel.Abort:
-    return trio.lowlevel.Abort.SUCCEEDED  # a parked worker may be cancelled at any time
 
 
 async def _serve_one(slots: trio.Semaphore, link: _Link) -> None:
@@ -204,9 +200,20 @@ class _Link:
         """
         me = trio.lowlevel.current_task()
         while True:
-            self.idle_worker = me
-            ctx = await trio.lowlevel.wait_task_rescheduled(_abort)
-            await self._handle(ctx)
+            # one cancel scope for its requests, renewed after a cancellation (as on stdio)
+            with trio.CancelScope() as scope:
+                while True:
+                    self.idle_worker = me
+                    ctx = await trio.lowlevel.wait_task_rescheduled(self._unpark)
+                    ctx.scope = scope
+                    try:
+                        await self._handle(ctx, scoped=False)
+                    finally:
+                        ctx.scope = _SPENT  # a late cancel for it must not reach the next
+
+    def _unpark(self, _: Any) -> trio.lowlevel.Abort:
+        self.idle_worker = None  # cancelled while parked: nobody may hand it a request now
+        return trio.lowlevel.Abort.SUCCEEDED
 
     async def _step(self, nursery: trio.Nursery) -> bool:
         event = self.conn.next_event()
@@ -250,9 +257,11 @@ class _Link:
         else:
             nursery.start_soon(self._handle, ctx)
 
-    async def _handle(self, ctx: Context) -> None:
+    async def _handle(self, ctx: Context, *, scoped: bool = True) -> None:
         try:
-            await run_handler(self.server, ctx, self.emit, self.template.cache_hints)
+            await run_handler(
+                self.server, ctx, self.emit, self.template.cache_hints, scoped=scoped
+            )
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass  # the client went away while we answered
         finally:
