@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 SERVER = str(Path(__file__).resolve().parent / "servers" / "echo.py")
-KINDS = ("sync", "asyncio", "trio", "sdk")
+KINDS = ("sync", "asyncio", "trio", "sdk")  # also: inline-floor, trio-floor (servers/echo.py)
 
 
 def line(id: int) -> bytes:

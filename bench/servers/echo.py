@@ -1,6 +1,12 @@
 """One ``get_weather`` tool over stdio or HTTP, on one of our adapters or on the official SDK.
 
     python bench/servers/echo.py sync|asyncio|trio|sdk [--http PORT]
+    python bench/servers/echo.py inline-floor|trio-floor
+
+The two floors are not servers anyone should run: stdio loops on the core with nothing
+around it, to show what an adapter costs.  ``inline-floor`` answers each request in the
+reading loop (no concurrency at all); ``trio-floor`` is the least a trio server can do
+(a task per request, raw non-blocking descriptors, no cancellation, no backpressure).
 
 Every server answers the same ``tools/call`` with the same text; the SDK one is a
 lowlevel ``Server`` with an ``on_call_tool`` handler (its fastest path) run by
@@ -85,7 +91,50 @@ def sdk(http: int | None = None) -> None:
     anyio.run(main)
 
 
+def floor(kind: str) -> None:
+    import os
+
+    import mcp_proto as m
+    from mcp_proto import types as t
+    from mcp_proto._app import ServerSettings, answer
+
+    caps = t.ServerCapabilities(tools=t.ServerCapabilitiesTools())
+    info = t.Implementation(name="bench-server", version="1.0.0")
+    result = t.CallToolResult(content=[t.TextContent(text=TEXT)])
+    conn = ServerSettings({}, capabilities=caps, server_info=info).connection()
+    if kind == "inline-floor":
+        while chunk := os.read(0, 65536):
+            conn.receive_data(chunk)
+            while (event := conn.next_event()) is not m.NEED_DATA:
+                if isinstance(event, m.Request):
+                    os.write(1, conn.send(answer(event, result, cache_hints=conn.cache_hints)))
+        return
+
+    import trio
+
+    async def handle(event: Any) -> None:
+        os.write(1, conn.send(answer(event, result, cache_hints=conn.cache_hints)))
+
+    async def main() -> None:
+        os.set_blocking(0, False)
+        async with trio.open_nursery() as nursery:
+            while True:
+                await trio.lowlevel.wait_readable(0)
+                chunk = os.read(0, 65536)
+                if not chunk:
+                    return
+                conn.receive_data(chunk)
+                while (event := conn.next_event()) is not m.NEED_DATA:
+                    if isinstance(event, m.Request):
+                        nursery.start_soon(handle, event)
+
+    trio.run(main)
+
+
 if __name__ == "__main__":
     kind = sys.argv[1]
     port = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[2] == "--http" else None
-    sdk(port) if kind == "sdk" else ours(kind, port)
+    if kind.endswith("-floor"):
+        floor(kind)
+    else:
+        sdk(port) if kind == "sdk" else ours(kind, port)
