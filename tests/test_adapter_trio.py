@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 import trio
+import trio.testing
 
 import mcp_proto as m
 from mcp_proto import types as t
@@ -170,3 +171,57 @@ def test_stdio14_aclose_escalates_to_kill() -> None:
         return await client.aclose(grace=0.3)
 
     assert run(main) == -9
+
+
+def test_cancel_in_the_same_chunk_as_its_request_reaches_a_reused_worker() -> None:
+    """A request and its cancellation read together: the handler, handed to a parked
+    worker that has not run yet, starts cancelled (and sees it) instead of running."""
+    import mcp_proto_trio
+
+    seen: list[str] = []
+
+    async def call(ctx: Any, params: Any) -> Any:
+        if params.name == "slow":
+            try:
+                await trio.sleep(10)
+            except trio.Cancelled:
+                seen.append("cancelled")
+                raise
+        return t.CallToolResult(content=[])
+
+    def line(id: int, name: str) -> bytes:
+        meta = {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }
+        params = {"_meta": meta, "name": name, "arguments": {}}
+        message = {"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}
+        return _dumps(message)
+
+    async def main() -> None:
+        server = mcp_proto_trio.Server(
+            {"tools/call": call},
+            capabilities=t.ServerCapabilities(tools=t.ServerCapabilitiesTools()),
+        )
+        client, served = trio.testing.memory_stream_pair()
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(server.serve, served)
+            await client.send_all(line(1, "fast"))  # leaves a parked worker behind
+            assert b'"id":1' in await client.receive_some(65536)
+            cancel = (
+                b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}\n'
+            )
+            await client.send_all(line(2, "slow") + cancel)
+            with trio.fail_after(5):
+                while not seen:
+                    await trio.sleep(0.01)
+            await client.send_eof()
+        assert seen == ["cancelled"]
+
+    run(main)
+
+
+def _dumps(message: Any) -> bytes:
+    import orjson
+
+    return orjson.dumps(message) + b"\n"

@@ -206,6 +206,8 @@ class _Link:
                     self.idle_worker = me
                     ctx = await trio.lowlevel.wait_task_rescheduled(self._unpark)
                     ctx.scope = scope
+                    if ctx.cancelled:  # cancelled before it started: it starts cancelled
+                        scope.cancel()
                     try:
                         await self._handle(ctx, scoped=False)
                     finally:

@@ -341,6 +341,8 @@ class _Session:
                         ctx = await trio.lowlevel.wait_task_rescheduled(unpark)
                     running, ctx = ctx, None
                     running.scope = scope
+                    if running.cancelled:  # cancelled before it started: it starts cancelled
+                        scope.cancel()
                     try:
                         await self._handle(running)
                     finally:
@@ -411,8 +413,6 @@ async def run_handler(
     request = ctx.request
     handler = server.handlers.find(request.method)
     assert handler is not None
-    if ctx.cancelled:
-        return  # cancelled before it started: nothing is sent for it (STDIO-13)
     outcome: Any = None
     with ctx.scope if scoped else contextlib.nullcontext():
         try:
