@@ -1,0 +1,206 @@
+"""What the asyncio and trio Streamable HTTP clients share: the pool, the calls, the listens.
+
+Plain ``async`` code over each adapter's own primitives -- a connection object
+(``send``, ``next_event``, ``stale``, ``close``, ``conn``), :meth:`_connect` and
+:meth:`_time_limit` -- so it runs under either event loop and holds no I/O of its own.
+HTTP/1.1 carries one exchange at a time, so every call in flight and every open
+listen holds a connection of its own, read in the caller's task; finished ones go
+back to a small pool of idle keep-alive connections.  A call that times out or is
+cancelled closes its connection, which is the cancellation (HTTP-12, HTTP-SSE-5).
+"""
+
+from __future__ import annotations
+
+import sys
+from contextlib import AbstractAsyncContextManager
+from typing import Any, ClassVar
+
+from . import types as t
+from ._async_calls import AsyncCalls, Subscription
+from ._client_calls import HTTPClientSettings, build_request, http_failure, outcome_of
+from ._errors import LocalProtocolError
+from ._events import (
+    NEED_DATA,
+    InputRequired,
+    Notification,
+    SubscriptionAcknowledged,
+    SubscriptionEnded,
+)
+from ._events import Request as RequestEvent
+from ._http_client import ToolRejected
+
+__all__ = ["AsyncHTTPSession"]
+
+
+class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
+    """The body of the async ``HTTPClientSession`` classes; adapters add the I/O.
+
+    A subclass sets :attr:`_GONE` (what its connections raise once the socket is
+    gone) and provides :meth:`_connect` and :meth:`_time_limit`.
+    """
+
+    #: the exceptions a connection's ``send`` raises when the socket is gone
+    _GONE: ClassVar[tuple[type[BaseException], ...]] = (OSError,)
+
+    def __init__(self, url: str, **options: Any) -> None:
+        super().__init__(url, **options)
+        self._host = self.endpoint.authority
+        self._idle: list[Any] = []
+        self._open: set[Any] = set()
+        self._listens: dict[t.RequestId, Any] = {}
+        self._closed = False
+
+    # -- what the adapter provides ------------------------------------------
+
+    async def _connect(self) -> Any:
+        """A new connection to the endpoint (registered in ``_open``)."""
+        raise NotImplementedError
+
+    def _time_limit(self, limit: float | None) -> AbstractAsyncContextManager[Any]:
+        """A block that raises ``TimeoutError`` once ``limit`` seconds pass (None: never)."""
+        raise NotImplementedError
+
+    # -- connections --------------------------------------------------------
+
+    async def _post(self, request: RequestEvent) -> Any:
+        """Send ``request`` on an idle connection, or a new one; return the connection."""
+        while self._idle:
+            link = self._idle.pop()
+            if link.stale():
+                self._drop(link)  # closed by the server while idle (a keep-alive timeout)
+                continue
+            try:
+                return await self._send_on(link, request)
+            except (ConnectionError, LocalProtocolError):
+                break  # closed by the server meanwhile ("Connection: close"): once more, afresh
+        return await self._send_on(await self._connect(), request)
+
+    async def _send_on(self, link: Any, request: RequestEvent) -> Any:
+        try:
+            await link.send(request)
+        except self._GONE as e:
+            self._drop(link)  # retires the id, so that it can be sent again
+            raise ConnectionError(f"the request could not be sent: {e}") from e
+        except BaseException:
+            self._drop(link)  # cancelled, or refused by the core before anything was sent
+            raise
+        return link
+
+    def _release(self, link: Any) -> None:
+        """A response ended: keep its connection for the next call if it is reusable."""
+        while link.conn.busy and link.conn.next_event() is not NEED_DATA:
+            pass  # the end of the body, already buffered
+        if link.conn.busy or self._closed or len(self._idle) >= self.pool_size:
+            self._drop(link)
+        else:
+            self._idle.append(link)
+
+    def _drop(self, link: Any) -> None:
+        self._open.discard(link)
+        link.close()
+
+    # -- calls --------------------------------------------------------------
+
+    async def request(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        timeout: float | None = None,
+        on_progress: Any = None,
+        on_input: Any = None,
+    ) -> Any:
+        """Send one request and return its result object, following MRTR rounds."""
+        request = build_request(self.conn, method, params, progress=on_progress is not None)
+        limit = self.timeout if timeout is None else timeout
+        link: Any = None
+        try:
+            async with self._time_limit(limit):
+                link = await self._post(request)
+                while True:
+                    event = await self._ending(link, request.id, on_progress)
+                    self._release(link)
+                    link = None
+                    if isinstance(event, InputRequired) and on_input is not None:
+                        request = event.retry(
+                            id=self.conn.next_id(), input_responses=on_input(event)
+                        )
+                        link = await self._post(request)
+                        continue
+                    return outcome_of(event)
+        except TimeoutError:
+            raise TimeoutError(f"{method} got no answer within {limit} s") from None
+        finally:
+            if link is not None:
+                self._drop(link)  # closing the response cancels the request (HTTP-12)
+
+    async def _ending(self, link: Any, id: t.RequestId, on_progress: Any = None) -> Any:
+        """The event that ends (or acknowledges) request ``id``; HTTP failures raise."""
+        while True:
+            event = await link.next_event()
+            if isinstance(event, ToolRejected):
+                self.rejected_tools.append(event)
+                print(f"mcp-proto: tool {event.name!r} left out: {event.reason}", file=sys.stderr)
+            elif isinstance(event, Notification):
+                if event.method == "notifications/progress" and on_progress is not None:
+                    on_progress(event.params)
+            elif (error := http_failure(event)) is not None:
+                raise error
+            elif getattr(event, "id", None) == id:
+                return event
+
+    async def listen(self, notifications: t.SubscriptionFilter, **kw: Any) -> Subscription:
+        """Open a ``subscriptions/listen`` stream on a connection of its own.
+
+        Returns once the server acknowledged it; iterate the :class:`Subscription`
+        for the notifications, ``aclose()`` it to close the stream (SUB-11).
+        """
+        params = t.SubscriptionsListenRequestParams(notifications=notifications)
+        request = build_request(self.conn, "subscriptions/listen", params)
+        limit = kw.get("timeout", self.timeout)
+        link: Any = None
+        first: Any = None
+        try:
+            async with self._time_limit(limit):
+                link = await self._post(request)
+                first = await self._ending(link, request.id)
+        except TimeoutError:
+            raise TimeoutError("the listen was not acknowledged in time") from None
+        finally:
+            if link is not None and first is None:
+                self._drop(link)
+        if not isinstance(first, SubscriptionAcknowledged):
+            self._release(link)
+            outcome_of(first)  # raises for an error; a result ends it at once
+            raise ConnectionError("the subscription ended before it was acknowledged")
+        self._listens[request.id] = link
+        return Subscription(self, request.id, first.notifications, link)
+
+    # -- what a Subscription needs ------------------------------------------
+
+    def _listening(self, id: t.RequestId) -> bool:
+        return id in self._listens
+
+    async def _next(self, link: Any) -> Any:
+        """The next notification (or the ``SubscriptionEnded``) of a listen's stream."""
+        while True:
+            event = await link.next_event()
+            if isinstance(event, (Notification, SubscriptionEnded)):
+                return event
+            if (error := http_failure(event)) is not None:
+                raise error
+
+    async def _end_listen(self, id: t.RequestId) -> None:
+        link = self._listens.pop(id, None)
+        if link is not None:
+            self._release(link)  # still streaming: closed, which cancels it (SUB-11)
+
+    # -- lifetime -----------------------------------------------------------
+
+    async def aclose(self) -> None:
+        """Close every connection; calls and listens in flight get ``ConnectionError``."""
+        self._closed = True
+        for link in list(self._open):
+            self._drop(link)
+        self._idle.clear()
+        self._listens.clear()
