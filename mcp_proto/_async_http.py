@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 from contextlib import AbstractAsyncContextManager
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from . import types as t
 from ._async_calls import AsyncCalls, Subscription
@@ -33,10 +33,20 @@ __all__ = ["AsyncHTTPSession"]
 
 
 class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
-    """The body of the async ``HTTPClientSession`` classes; adapters add the I/O.
+    """An MCP client for a Streamable HTTP endpoint (``http://host:port/path``):
+    the body of the asyncio and trio ``HTTPClientSession`` classes.
+
+    Same calls, errors and :class:`Subscription` as the stdio clients, any number
+    of them concurrently; in addition ``401``/``403`` raises ``PermissionError``
+    carrying the parsed challenge (``.args[1]``), and a status the binding cannot
+    read raises ``RemoteProtocolError``.  Tools whose ``x-mcp-header`` annotations
+    are invalid are left out of ``tools/list`` results and listed in
+    :attr:`rejected_tools` (HTTP-27).  ``headers`` go on every POST; at most
+    ``pool_size`` idle connections are kept.
 
     A subclass sets :attr:`_GONE` (what its connections raise once the socket is
-    gone) and provides :meth:`_connect` and :meth:`_time_limit`.
+    gone) and provides :meth:`_open_link` and :meth:`_time_limit`.  It is an
+    async context manager that closes every connection on exit.
     """
 
     #: the exceptions a connection's ``send`` raises when the socket is gone
@@ -52,8 +62,8 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
 
     # -- what the adapter provides ------------------------------------------
 
-    async def _connect(self) -> Any:
-        """A new connection to the endpoint (registered in ``_open``)."""
+    async def _open_link(self) -> Any:
+        """A new connection to :attr:`address` (``OSError`` if it cannot be made)."""
         raise NotImplementedError
 
     def _time_limit(self, limit: float | None) -> AbstractAsyncContextManager[Any]:
@@ -61,6 +71,16 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
         raise NotImplementedError
 
     # -- connections --------------------------------------------------------
+
+    async def _connect(self) -> Any:
+        if self._closed:
+            raise ConnectionError("the client is closed")
+        try:
+            link = await self._open_link()
+        except OSError as e:
+            raise ConnectionError(f"cannot connect to {self.address}: {e}") from e
+        self._open.add(link)
+        return link
 
     async def _post(self, request: RequestEvent) -> Any:
         """Send ``request`` on an idle connection, or a new one; return the connection."""
@@ -204,3 +224,9 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
             self._drop(link)
         self._idle.clear()
         self._listens.clear()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

@@ -1,13 +1,8 @@
-"""The asyncio Streamable HTTP client: one POST per call, each on its own connection.
+"""The asyncio Streamable HTTP client: the connections of the core's ``AsyncHTTPSession``.
 
-The core builds each POST (``Mcp-Method``, ``Mcp-Name``, ``Mcp-Param-*`` for the
-tools it listed) and reads each response, JSON or SSE, into the same events as on
-stdio (:class:`mcp_proto.http.HTTPClientConnection`).  HTTP/1.1 carries one
-exchange at a time, so every call in flight and every open listen holds a TCP
-connection of its own, and reads it in the caller's task: there is no reader task.
-Finished connections go back to a small pool of idle keep-alive ones.  A call
-that times out or is cancelled closes its connection, which is the cancellation
-(HTTP-12, HTTP-SSE-5).
+Everything but the I/O -- one POST per call on a connection of its own, the pool of
+idle keep-alive connections, MRTR rounds, listens, closing a connection as the
+cancellation (HTTP-12, HTTP-SSE-5) -- is :class:`mcp_proto._async_http.AsyncHTTPSession`.
 """
 
 from __future__ import annotations
@@ -63,34 +58,14 @@ class _Link:
 
 
 class HTTPClientSession(AsyncHTTPSession):
-    """An MCP client for a Streamable HTTP endpoint (``http://host:port/path``).
+    """An MCP client for a Streamable HTTP endpoint, over asyncio sockets.
 
-    Same calls, errors and :class:`Subscription` as the stdio :class:`Client`,
-    any number of them concurrently; in addition ``401``/``403`` raises
-    ``PermissionError`` carrying the parsed challenge (``.args[1]``), and a status
-    the binding cannot read raises ``RemoteProtocolError``.  Tools whose
-    ``x-mcp-header`` annotations are invalid are left out of ``tools/list``
-    results and listed in :attr:`rejected_tools` (HTTP-27).  ``headers`` go on
-    every POST; at most ``pool_size`` idle connections are kept.  The pool, the
-    calls and the listens are :class:`mcp_proto._async_http.AsyncHTTPSession`'s.
+    The calls, errors, listens and options are :class:`~mcp_proto._async_http.AsyncHTTPSession`'s.
     """
 
-    async def _connect(self) -> _Link:
-        if self._closed:
-            raise ConnectionError("the client is closed")
-        try:
-            reader, writer = await asyncio.open_connection(*self.address, limit=_CHUNK)
-        except OSError as e:
-            raise ConnectionError(f"cannot connect to {self.address}: {e}") from e
-        link = _Link(reader, writer, HTTPClientConnection(self.http, host=self._host))
-        self._open.add(link)
-        return link
+    async def _open_link(self) -> _Link:
+        reader, writer = await asyncio.open_connection(*self.address, limit=_CHUNK)
+        return _Link(reader, writer, HTTPClientConnection(self.http, host=self._host))
 
     def _time_limit(self, limit: float | None) -> AbstractAsyncContextManager[Any]:
         return asyncio.timeout(limit)
-
-    async def __aenter__(self) -> HTTPClientSession:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()

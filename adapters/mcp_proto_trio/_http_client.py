@@ -1,13 +1,8 @@
-"""The trio Streamable HTTP client: one POST per call, each on its own connection.
+"""The trio Streamable HTTP client: the connections of the core's ``AsyncHTTPSession``.
 
-The core builds each POST (``Mcp-Method``, ``Mcp-Name``, ``Mcp-Param-*`` for the
-tools it listed) and reads each response, JSON or SSE, into the same events as on
-stdio (:class:`mcp_proto.http.HTTPClientConnection`).  HTTP/1.1 carries one
-exchange at a time, so every call in flight and every open listen holds a TCP
-connection of its own, and reads it in the caller's task: there is no reader task.
-Finished connections go back to a small pool of idle keep-alive ones.  A call
-that times out or is cancelled closes its connection, which is the cancellation
-(HTTP-12, HTTP-SSE-5).
+Everything but the I/O -- one POST per call on a connection of its own, the pool of
+idle keep-alive connections, MRTR rounds, listens, closing a connection as the
+cancellation (HTTP-12, HTTP-SSE-5) -- is :class:`mcp_proto._async_http.AsyncHTTPSession`.
 """
 
 from __future__ import annotations
@@ -62,30 +57,16 @@ class _Link:
 
 
 class HTTPClientSession(AsyncHTTPSession):
-    """An MCP client for a Streamable HTTP endpoint (``http://host:port/path``).
+    """An MCP client for a Streamable HTTP endpoint, over trio sockets.
 
-    Same calls, errors and :class:`Subscription` as the stdio :class:`Client`,
-    any number of them concurrently; in addition ``401``/``403`` raises
-    ``PermissionError`` carrying the parsed challenge (``.args[1]``), and a status
-    the binding cannot read raises ``RemoteProtocolError``.  Tools whose
-    ``x-mcp-header`` annotations are invalid are left out of ``tools/list``
-    results and listed in :attr:`rejected_tools` (HTTP-27).  ``headers`` go on
-    every POST; at most ``pool_size`` idle connections are kept.  The pool, the
-    calls and the listens are :class:`mcp_proto._async_http.AsyncHTTPSession`'s.
+    The calls, errors, listens and options are :class:`~mcp_proto._async_http.AsyncHTTPSession`'s.
     """
 
     _GONE = _GONE
 
-    async def _connect(self) -> _Link:
-        if self._closed:
-            raise ConnectionError("the client is closed")
-        try:
-            stream = await trio.open_tcp_stream(*self.address)
-        except OSError as e:
-            raise ConnectionError(f"cannot connect to {self.address}: {e}") from e
-        link = _Link(stream, HTTPClientConnection(self.http, host=self._host))
-        self._open.add(link)
-        return link
+    async def _open_link(self) -> _Link:
+        stream = await trio.open_tcp_stream(*self.address)
+        return _Link(stream, HTTPClientConnection(self.http, host=self._host))
 
     @asynccontextmanager
     async def _time_limit(self, limit: float | None) -> AsyncIterator[None]:
@@ -94,9 +75,3 @@ class HTTPClientSession(AsyncHTTPSession):
                 yield
         except trio.TooSlowError:
             raise TimeoutError from None
-
-    async def __aenter__(self) -> HTTPClientSession:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
