@@ -27,23 +27,22 @@ from __future__ import annotations
 import re
 from enum import Enum
 from http import HTTPStatus
-from typing import Final, TypeAlias
+from typing import TypeAlias
 
 from attrs import frozen
 
 from ._errors import LocalProtocolError
+from ._events import _Sentinel
 from ._http_headers import Headers
 
 __all__ = ["END", "PAUSED", "RequestHead", "ServerWire", "WireError"]
 
 Field: TypeAlias = tuple[str, str]
 
-_HEAD_END = re.compile(rb"\n\r?\n")
-_REQUEST_LINE = re.compile(r"([!#$%&'*+\-.^_`|~0-9A-Za-z]+) ([\x21-\x7e]+) HTTP/([0-9])\.([0-9])")
-_FIELD = re.compile(r"([!#$%&'*+\-.^_`|~0-9A-Za-z]+):(.*)")
-_VALUE = re.compile(r"[\t\x20-\x7e\x80-\xff]*")
-#: field lines joined by LF, control characters already refused: token ":" anything
 _TOKEN = r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
+_HEAD_END = re.compile(rb"\n\r?\n")
+_REQUEST_LINE = re.compile(rf"({_TOKEN}) ([\x21-\x7e]+) HTTP/([0-9])\.([0-9])")
+#: field lines joined by LF, control characters already refused: token ":" anything
 _FIELDS = re.compile(rf"{_TOKEN}:[^\n]*(?:\n{_TOKEN}:[^\n]*)*")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _CHUNK_SIZE = re.compile(rb"([0-9A-Fa-f]{1,15})[ \t]*(?:;[^\r\n]*)?\r?\n")
@@ -70,19 +69,12 @@ class _Write(Enum):
     DONE = "the response is complete"
 
 
-class _Sentinel:
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __repr__(self) -> str:
-        return self._name
+class END(metaclass=_Sentinel):
+    """The request body is complete."""
 
 
-#: the request body is complete
-END: Final = _Sentinel("END")
-#: a request is complete and its response is not: later bytes wait
-PAUSED: Final = _Sentinel("PAUSED")
-_EMPTY: Final = _Sentinel("_EMPTY")
+class PAUSED(metaclass=_Sentinel):
+    """A request is complete and its response is not: later bytes wait."""
 
 
 @frozen(kw_only=True)
@@ -163,7 +155,7 @@ class ServerWire:
 
     # -- reading -------------------------------------------------------------
 
-    def next_event(self) -> RequestHead | bytes | WireError | _Sentinel | None:
+    def next_event(self) -> RequestHead | bytes | WireError | type[END | PAUSED] | None:
         read = self._read
         if read is _Read.HEAD:
             return self._next_head()
@@ -181,7 +173,7 @@ class ServerWire:
         self._buf = bytearray()
         return WireError(status=status, reason=reason)
 
-    def _body_done(self) -> _Sentinel:
+    def _body_done(self) -> type[END]:
         self._read = _Read.DONE
         if self._write is _Write.DONE and self._keep_alive:  # answered early: next request
             self._next_cycle()
@@ -191,33 +183,23 @@ class ServerWire:
         self._read, self._write, self._head_only = _Read.HEAD, _Write.IDLE, False
 
     def _next_head(self) -> RequestHead | WireError | None:
-        while True:
-            head = self._one_head()
-            if head is not _EMPTY:
-                return head  # type: ignore[return-value]
-
-    def _one_head(self) -> RequestHead | WireError | _Sentinel | None:
         buf = self._buf
-        found = _HEAD_END.search(buf, self._scan)
-        if found is None:
-            if len(buf) > self.max_head:
+        while found := _HEAD_END.search(buf, self._scan):
+            if found.end() > self.max_head:
                 return self._fail(431, "the request head is too large")
-            if self.eof and buf.strip(b"\r\n"):
-                return self._fail(400, "the connection ended inside a request head")
-            self._scan = max(0, len(buf) - 2)
-            return None
-        end = found.end()
-        if end > self.max_head:
+            text = buf[: found.start()].decode("latin-1")
+            del buf[: found.end()]
+            self._scan = 0
+            text = text.removesuffix("\r").replace("\r\n", "\n")
+            text = text.lstrip("\n")  # RFC 9112 2.2: empty lines before a request line
+            if text:
+                return self._parse_head(text)
+        if len(buf) > self.max_head:
             return self._fail(431, "the request head is too large")
-        text = buf[: found.start()].decode("latin-1")
-        del buf[:end]
-        self._scan = 0
-        if text.endswith("\r"):
-            text = text[:-1]
-        text = text.replace("\r\n", "\n").lstrip("\n")  # RFC 9112 2.2: leading empty lines
-        if not text:
-            return _EMPTY  # only empty lines: look again
-        return self._parse_head(text)
+        if self.eof and buf.strip(b"\r\n"):
+            return self._fail(400, "the connection ended inside a request head")
+        self._scan = max(0, len(buf) - 2)
+        return None
 
     def _parse_head(self, text: str) -> RequestHead | WireError:
         if _CONTROL.search(text) is not None:  # a bare CR, NUL...: nowhere in a head
@@ -284,7 +266,7 @@ class ServerWire:
         self._read = _Read.LENGTH
         return None
 
-    def _length_body(self) -> bytes | _Sentinel | WireError | None:
+    def _length_body(self) -> bytes | type[END] | WireError | None:
         if self._left == 0:
             return self._body_done()
         buf = self._buf
@@ -298,7 +280,7 @@ class ServerWire:
         self._left -= take
         return piece
 
-    def _chunked_body(self) -> bytes | _Sentinel | WireError | None:
+    def _chunked_body(self) -> bytes | type[END] | WireError | None:
         buf = self._buf
         while True:
             read = self._read
@@ -333,8 +315,8 @@ class ServerWire:
             else:  # trailers: checked as header fields, then dropped; bounded like a head
                 if line in (b"\r\n", b"\n"):
                     return self._body_done()
-                field = _FIELD.fullmatch(line.decode("latin-1").rstrip("\r\n"))
-                if field is None or _VALUE.fullmatch(field.group(2).strip(_OWS)) is None:
+                field = line.decode("latin-1").rstrip("\r\n")  # the head's rules
+                if _FIELDS.fullmatch(field) is None or _CONTROL.search(field) is not None:
                     return self._fail(400, "malformed trailer field")
                 self._trailers += len(line)
                 if self._trailers > self.max_head:
@@ -370,8 +352,8 @@ class ServerWire:
         self._chunked_out = not has_length and not no_body and self._keep_alive
         if self._chunked_out:
             lines.append("transfer-encoding: chunked\r\n")
-        if not has_length and not no_body and not self._chunked_out:
-            self._keep_alive = False  # the body ends with the connection
+        # (a body with neither length nor chunks ends with the connection: HTTP/1.0,
+        # whose connections never stay open)
         if closing:
             self._keep_alive = False
         if not self._keep_alive and not closing:
@@ -394,7 +376,7 @@ class ServerWire:
         """The bytes that end the response; the next request is read from then on."""
         if self._write is not _Write.BODY:
             raise LocalProtocolError("no response is being written")
-        out = b"0\r\n\r\n" if self._chunked_out and not self._head_only else b""
+        out = b"0\r\n\r\n" if self._chunked_out else b""
         self._write = _Write.DONE
         if not self._keep_alive:
             self.must_close = True

@@ -18,7 +18,7 @@ from typing import Any
 
 from ._errors import LocalProtocolError
 from ._events import NEED_DATA, ConnectionClosed
-from ._http1 import END, PAUSED, RequestHead, ServerWire
+from ._http1 import END, PAUSED, RequestHead, ServerWire, WireError
 from ._http_server import (
     HTTPServer,
     Reply,
@@ -104,11 +104,11 @@ class HTTPServerConnection:
                     ex.end_of_body()
             elif isinstance(w, RequestHead):
                 self.exchange = ServerExchange(self.server, w.method, w.target, w.headers)
-            else:  # WireError: answered once with its status, then closed
+            elif isinstance(w, WireError):  # answered once with its status, then closed
                 if self._broken or not wire.can_respond:
                     return ConnectionClosed()
                 self._broken = True
-                self._error = Reply(status=w.status, headers=_CLOSE)  # type: ignore[union-attr]
+                self._error = Reply(status=w.status, headers=_CLOSE)
                 return self._error
 
     def send(self, event: Any) -> bytes:
