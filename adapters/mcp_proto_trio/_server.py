@@ -131,7 +131,12 @@ class Server(ServerSettings[Handler]):
 
 
 class _StreamLink:
-    """Any trio stream: ``receive_some``, and ``send_all`` under a lock (:func:`send_locked`)."""
+    """Any trio stream: ``receive_some``, and ``send_all`` under a lock.
+
+    A trio stream takes one sender at a time; the send is shielded, so a
+    cancellation waits for the whole message (the stream is shared by every
+    request).  An uncontended lock is taken without a checkpoint.
+    """
 
     def __init__(self, stream: Any) -> None:
         self.stream = stream
@@ -141,7 +146,16 @@ class _StreamLink:
         return await self.stream.receive_some(_CHUNK)  # type: ignore[no-any-return]
 
     async def send(self, data: bytes, *, checkpoint: bool) -> None:
-        await send_locked(self.lock, self.stream, data, shield=True)  # always a checkpoint
+        lock = self.lock
+        try:
+            lock.acquire_nowait()
+        except trio.WouldBlock:
+            await lock.acquire()
+        try:
+            with trio.CancelScope(shield=True):
+                await self.stream.send_all(data)  # always a checkpoint
+        finally:
+            lock.release()
 
 
 class _FdLink:
@@ -373,28 +387,6 @@ class _Session:
             self.contexts.pop(ctx.request.id, None)
             if self.slot_freed:
                 self.slot_freed.unpark_all()
-
-
-async def send_locked(lock: trio.Lock, stream: Any, data: bytes, *, shield: bool) -> None:
-    """``send_all`` under ``lock`` (trio streams take one sender at a time).
-
-    An uncontended lock is taken without a checkpoint: one scheduler trip less per message.
-    ``shield``: a cancellation waits for the whole message (a stream shared by many
-    requests, stdio).  Without it, a send cancelled halfway closes the stream: a
-    half-written message must never be followed by another (an HTTP connection).
-    """
-    try:
-        lock.acquire_nowait()
-    except trio.WouldBlock:
-        await lock.acquire()
-    try:
-        with trio.CancelScope(shield=shield):
-            await stream.send_all(data)
-    except trio.Cancelled:
-        await trio.aclose_forcefully(stream)
-        raise
-    finally:
-        lock.release()
 
 
 async def run_handler(
