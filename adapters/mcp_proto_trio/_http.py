@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import socket
+from functools import partial
 from typing import Any
 
 import outcome
@@ -26,7 +27,7 @@ import mcp_proto as m
 from mcp_proto._app import ClientClock, RequestContext, default_answer
 from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
 
-from ._server import _SPENT, Context, Server, run_handler
+from ._server import Context, Server, run_handler
 
 __all__ = ["serve_http"]
 
@@ -205,13 +206,7 @@ class _Link:
                 while True:
                     self.idle_worker = me
                     ctx = await trio.lowlevel.wait_task_rescheduled(self._unpark)
-                    ctx.scope = scope
-                    if ctx.cancelled:  # cancelled before it started: it starts cancelled
-                        scope.cancel()
-                    try:
-                        await self._handle(ctx, scoped=False)
-                    finally:
-                        ctx.scope = _SPENT  # a late cancel for it must not reach the next
+                    await ctx._run_in(scope, partial(self._handle, ctx, scoped=False))
 
     def _unpark(self, _: Any) -> trio.lowlevel.Abort:
         self.idle_worker = None  # cancelled while parked: nobody may hand it a request now

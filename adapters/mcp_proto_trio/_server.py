@@ -57,6 +57,20 @@ class Context(AsyncHandlerContext):
         super()._cancel()
         self.scope.cancel()
 
+    async def _run_in(self, scope: trio.CancelScope, run: Callable[[], Awaitable[None]]) -> None:
+        """``await run()`` in a worker's ``scope``, which is this request's while it runs.
+
+        A request cancelled before it started starts cancelled; once it is over its
+        scope is a spent one, so a late cancel cannot reach the worker's next request.
+        """
+        self.scope = scope
+        if self.cancelled:
+            scope.cancel()
+        try:
+            await run()
+        finally:
+            self.scope = _SPENT
+
 
 class Server(ServerSettings[Handler]):
     """Handlers ``async fn(ctx, params) -> result``, and the settings of
@@ -354,13 +368,7 @@ class _Session:
                         unpark = partial(self._unpark, me)
                         ctx = await trio.lowlevel.wait_task_rescheduled(unpark)
                     running, ctx = ctx, None
-                    running.scope = scope
-                    if running.cancelled:  # cancelled before it started: it starts cancelled
-                        scope.cancel()
-                    try:
-                        await self._handle(running)
-                    finally:
-                        running.scope = _SPENT  # a late cancel for it must not reach the next
+                    await running._run_in(scope, partial(self._handle, running))
 
     def _unpark(self, me: trio.lowlevel.Task, _: Any) -> trio.lowlevel.Abort:
         self.idle.remove(me)  # cancelled while parked: nobody may hand it a request now
