@@ -121,6 +121,7 @@ class ServerWire:
         self._keep_alive = True
         self._chunked_out = False
         self._head_only = False  # a HEAD request: the response has no body
+        self._no_body = False  # the response being written has no body (HEAD, 204, 304)
         self.eof = False
         self._overflow = False  # more pipelined bytes than the bound: dropped, then closed
         #: the connection must close once the bytes given so far are written
@@ -348,7 +349,7 @@ class ServerWire:
             elif name == "connection" and "close" in value.lower():
                 closing = True
             lines.append(f"{name}: {value}\r\n")
-        no_body = self._head_only or status in (204, 304)
+        self._no_body = no_body = self._head_only or status in (204, 304)
         self._chunked_out = not has_length and not no_body and self._keep_alive
         if self._chunked_out:
             lines.append("transfer-encoding: chunked\r\n")
@@ -366,8 +367,8 @@ class ServerWire:
         """The bytes of one piece of the response body."""
         if self._write is not _Write.BODY:
             raise LocalProtocolError("no response is being written")
-        if self._head_only or not data:
-            return b""
+        if self._no_body or not data:
+            return b""  # RFC 9110 9.3.2, 15.3.5, 15.4.5: no content, whatever was given
         if self._chunked_out:
             return b"%x\r\n%s\r\n" % (len(data), data)
         return data

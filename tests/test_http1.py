@@ -336,3 +336,13 @@ def test_pipelined_bytes_past_the_bound_are_dropped_and_the_connection_closes() 
     assert len(wire._buf) <= 1000
     wire.respond(200, [("content-length", "0")])
     assert wire.end() == b"" and wire.must_close
+
+
+@pytest.mark.parametrize("status", [204, 304])
+def test_no_content_statuses_carry_no_body_even_when_given_one(status: int) -> None:
+    wire = ServerWire()
+    wire.receive_data(b"POST /mcp HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert isinstance(wire.next_event(), RequestHead) and wire.next_event() is END
+    head = wire.respond(status, [])
+    assert b"transfer-encoding" not in head and wire.body(b"stray") == b"" and wire.end() == b""
+    assert not wire.must_close and wire.between_requests
