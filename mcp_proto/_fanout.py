@@ -36,6 +36,7 @@ __all__ = [
     "Outbox",
     "listen_end",
     "log",
+    "peer_of",
     "write_timed_out",
 ]
 
@@ -112,6 +113,15 @@ class Outbox(Generic[T]):
 def listen_end(id: t.RequestId) -> Result:
     """The graceful end of listen ``id`` (SUB-12); the core stamps its ``subscriptionId``."""
     return Result(id=id, result=t.SubscriptionsListenResult())
+
+
+def peer_of(sock: Any) -> str:
+    """``host:port`` of a connected socket's peer, to name it in a warning."""
+    try:
+        host, port = sock.getpeername()[:2]
+    except (OSError, AttributeError):  # gone already, or no socket
+        return "an HTTP client"
+    return f"{host}:{port}"
 
 
 def write_timed_out(who: str, timeout: float) -> None:

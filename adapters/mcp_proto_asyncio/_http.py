@@ -6,7 +6,9 @@ its own task while the connection keeps reading, so a client that closes the
 response is seen at once and cancels the handler (CANCEL-04, HTTP-SSE-5).  A listen
 with no handler is acknowledged and stays open on its connection, which sends a
 keep-alive comment when it has been quiet for ``keepalive_interval`` seconds;
-change notifications reach it through :meth:`Server.notify_changed`.
+change notifications reach it through :meth:`Server.notify_changed` and a writer task
+of its own, which closes the connection when a write takes over ``fanout_timeout``
+seconds or the listen falls ``fanout_queue`` notifications behind (after its result).
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ from collections.abc import Callable
 from typing import Any
 
 import mcp_proto as m
+from mcp_proto import types as t
 from mcp_proto._app import ClientClock, RequestContext, default_answer
+from mcp_proto._fanout import listen_end, peer_of, write_timed_out
 from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
 
-from ._server import Context, Server, run_handler
+from ._server import Changes, Context, Server, run_handler
 
 __all__ = ["serve_http"]
 
@@ -86,6 +90,8 @@ class _Link:
         self.writer = writer
         self.task: asyncio.Task[None] | None = None
         self.listening = False
+        self.changes: Changes | None = None  # while a listen is open
+        self.writing: asyncio.Task[None] | None = None  # its writer
         self.clock = ClientClock(time.monotonic())  # slowloris: how long the client may take
 
     async def emit(self, event: Any) -> None:
@@ -101,7 +107,7 @@ class _Link:
         except OSError:
             pass  # the client went away
         finally:
-            self.server._sessions.discard(self)
+            self._end_listen()
             if self.task is not None:
                 self.task.cancel()
             self.writer.close()
@@ -130,8 +136,7 @@ class _Link:
             self.clock.request_arrived()
             await self._dispatch(event)
         elif isinstance(event, m.Cancelled):  # the client closed the response (HTTP-SSE-5)
-            self.listening = False
-            self.server._sessions.discard(self)
+            self._end_listen()
             if self.task is not None:
                 self.task.cancel()
         elif isinstance(event, m.ConnectionClosed):
@@ -148,6 +153,9 @@ class _Link:
             await self.emit(default_answer(self.template, request))
             if request.method == "subscriptions/listen":
                 self.listening = True
+                self.changes = Changes(self.server, f"listen {request.id!r} of {self.peer()}")
+                loop = asyncio.get_running_loop()
+                self.writing = loop.create_task(self._write_changes(request.id))
                 self.server._sessions.add(self)  # reached by notify_changed from now on
             return
         ctx = Context(RequestContext(request), self)
@@ -160,3 +168,38 @@ class _Link:
         finally:
             if self.task is asyncio.current_task():
                 self.task = None
+
+    def _end_listen(self) -> None:
+        self.listening = False
+        self.server._sessions.discard(self)
+        if self.writing is not None and self.writing is not asyncio.current_task():
+            self.writing.cancel()
+
+    def peer(self) -> str:
+        return peer_of(self.writer.get_extra_info("socket"))
+
+    async def _write_changes(self, listen: t.RequestId) -> None:
+        """Writes the listen's change notifications, each within ``fanout_timeout`` seconds.
+
+        A listen that fell behind is ended with its result (SUB-12), written within
+        the same time; then, or when a write took longer, the connection is closed.
+        """
+        assert self.changes is not None
+        transport = self.writer.transport
+        timeout = self.server.fanout_timeout
+        try:
+            async with asyncio.timeout(None) as deadline:
+                while (event := await self.changes.next()) is not None:
+                    deadline.reschedule(asyncio.get_running_loop().time() + timeout)
+                    await self.emit(event)
+                    deadline.reschedule(None)
+                deadline.reschedule(asyncio.get_running_loop().time() + timeout)
+                await self.emit(listen_end(listen))
+                transport.close()  # after what is still buffered
+                await self.writer.wait_closed()
+        except TimeoutError:
+            write_timed_out(self.peer(), timeout)
+        except OSError:
+            pass  # the client went away: the reader sees the end
+        finally:
+            transport.abort()  # nothing left to send, or no time left to send it

@@ -10,7 +10,9 @@ client that closes the response is seen at once and cancels the handler's scope
 (CANCEL-04, HTTP-SSE-5).  A listen with no handler is acknowledged and stays open on
 its connection, which sends a keep-alive comment when it has been quiet for
 ``keepalive_interval`` seconds; change notifications reach it through
-:meth:`Server.notify_changed`.
+:meth:`Server.notify_changed` and a writer task of its own, which closes the connection
+when a write takes over ``fanout_timeout`` seconds or the listen falls ``fanout_queue``
+notifications behind (after its result).
 """
 
 from __future__ import annotations
@@ -24,10 +26,12 @@ import outcome
 import trio
 
 import mcp_proto as m
+from mcp_proto import types as t
 from mcp_proto._app import ClientClock, RequestContext, default_answer
+from mcp_proto._fanout import listen_end, peer_of, write_timed_out
 from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
 
-from ._server import Context, Server, run_handler
+from ._server import Changes, Context, Server, run_handler
 
 __all__ = ["serve_http"]
 
@@ -92,6 +96,7 @@ class _Link:
         self.send_lock = trio.Lock()  # held only by a send that has to wait for the socket
         self.ctx: Context | None = None
         self.listening = False
+        self.changes: Changes | None = None  # while a listen is open
         self.clock = ClientClock(trio.current_time())  # slowloris: how long the client may take
         self.timer = trio.CancelScope()  # the deadline of the current wait for the client
         self.renew = False  # the timer went off as bytes came: use a new one
@@ -245,6 +250,8 @@ class _Link:
             await self.emit(default_answer(self.template, request))
             if request.method == "subscriptions/listen":
                 self.listening = True
+                self.changes = Changes(self.server, f"listen {request.id!r} of {self.peer()}")
+                nursery.start_soon(self._write_changes, request.id, nursery.cancel_scope)
                 self.server._sessions.add(self)  # reached by notify_changed from now on
             return
         self.ctx = ctx = Context(RequestContext(request), self)
@@ -264,3 +271,26 @@ class _Link:
         finally:
             if self.ctx is ctx:
                 self.ctx = None
+
+    def peer(self) -> str:
+        return peer_of(self.sock)
+
+    async def _write_changes(self, listen: t.RequestId, link: trio.CancelScope) -> None:
+        """Writes the listen's change notifications, each within ``fanout_timeout`` seconds.
+
+        A listen that fell behind is ended with its result (SUB-12), written within
+        the same time; then, or when a write took longer, the connection is closed
+        (``link`` is the scope of the connection's tasks).
+        """
+        assert self.changes is not None
+        timeout = self.server.fanout_timeout
+        with trio.CancelScope() as deadline:
+            while (event := await self.changes.next()) is not None:
+                deadline.deadline = trio.current_time() + timeout
+                await self.emit(event)
+                deadline.deadline = math.inf
+            deadline.deadline = trio.current_time() + timeout
+            await self.emit(listen_end(listen))
+        if deadline.cancelled_caught:
+            write_timed_out(self.peer(), timeout)
+        link.cancel()  # the connection ends: run() closes the socket
