@@ -9,13 +9,17 @@ bodies; one exchange at a time, keep-alive between them, and requests that
 arrive early (pipelining) wait in the buffer until the response is done.
 
 Everything the peer sends is checked; what cannot be read is a
-:class:`WireError` with the status to answer (``400``, ``431`` for a head over
-``max_head`` bytes or ``max_headers`` fields, ``501`` for a transfer coding
-other than ``chunked``, ``505`` for an HTTP version other than 1.0 or 1.1), after
-which the connection closes.  Decisions, following RFC 9112 where it lets a
-server choose: a bare LF ends a line as CRLF does; obs-fold, a request with
-both ``Content-Length`` and ``Transfer-Encoding``, differing ``Content-Length``
-values, and an HTTP/1.1 request without exactly one ``Host`` are refused;
+:class:`WireError` with the status to answer (``400``, ``414`` for a request
+line over ``max_head`` bytes, ``431`` for a head over ``max_head`` bytes or
+``max_headers`` fields, ``501`` for a transfer coding other than ``chunked``,
+``505`` for an HTTP version other than 1.0 or 1.1), after which the connection
+closes and nothing more is read from it.  Decisions, following RFC 9112 where
+it lets a server choose: a bare LF ends a line of the head as CRLF does (2.2),
+but the chunked body takes CRLF only (7.1), with at most 16 digits of chunk
+size, no whitespace between the size and its extensions, and a chunk line of at
+most 1 KiB; obs-fold, a request with both ``Content-Length`` and
+``Transfer-Encoding``, differing ``Content-Length`` values, and an HTTP/1.1
+request without exactly one ``Host`` are refused;
 ``Expect: 100-continue`` gets no interim response (clients send the body after
 a short wait); an HTTP/1.0 client's connection closes after each response.
 Memory is bounded by ``max_head`` plus what one ``receive_data`` brings;
@@ -45,7 +49,18 @@ _REQUEST_LINE = re.compile(rf"({_TOKEN}) ([\x21-\x7e]+) HTTP/([0-9])\.([0-9])")
 #: field lines joined by LF, control characters already refused: token ":" anything
 _FIELDS = re.compile(rf"{_TOKEN}:[^\n]*(?:\n{_TOKEN}:[^\n]*)*")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_CHUNK_SIZE = re.compile(rb"([0-9A-Fa-f]{1,15})[ \t]*(?:;[^\r\n]*)?\r?\n")
+_TOKEN_B = _TOKEN.encode()
+#: RFC 9110 5.6.4 quoted-string: qdtext or quoted-pair, obs-text included
+_QUOTED = rb'"(?:[\t \x21\x23-\x5b\x5d-\x7e\x80-\xff]|\\[\t \x21-\x7e\x80-\xff])*"'
+#: RFC 9112 7.1: chunk-size [ chunk-ext ] CRLF, where chunk-ext is
+#: *( BWS ";" BWS name [ BWS "=" BWS ( token / quoted-string ) ] ), less the BWS
+#: before ";" that h11 and llhttp both refuse (a sender MUST NOT send BWS).  The
+#: size has at most 16 digits, leading zeros counted; a chunk line is bounded by
+#: _MAX_CHUNK_LINE, so the match is linear and short.
+_CHUNK_LINE = re.compile(
+    rb"([0-9A-Fa-f]{1,16})(?:;[ \t]*%s(?:[ \t]*=[ \t]*(?:%s|%s))?)*\r\n"
+    % (_TOKEN_B, _TOKEN_B, _QUOTED)
+)
 _MAX_CHUNK_LINE = 1024
 _DIGITS = re.compile(r"[0-9]{1,18}")  # str.isdigit() would take "¹" (fuzzing found it)
 _OWS = " \t"
@@ -187,7 +202,7 @@ class ServerWire:
         buf = self._buf
         while found := _HEAD_END.search(buf, self._scan):
             if found.end() > self.max_head:
-                return self._fail(431, "the request head is too large")
+                return self._too_large(buf)
             text = buf[: found.start()].decode("latin-1")
             del buf[: found.end()]
             self._scan = 0
@@ -196,11 +211,18 @@ class ServerWire:
             if text:
                 return self._parse_head(text)
         if len(buf) > self.max_head:
-            return self._fail(431, "the request head is too large")
+            return self._too_large(buf)
         if self.eof and buf.strip(b"\r\n"):
             return self._fail(400, "the connection ended inside a request head")
         self._scan = max(0, len(buf) - 2)
         return None
+
+    def _too_large(self, buf: bytearray) -> WireError:
+        """``414`` when the request line alone passes ``max_head`` (RFC 9112 3), else ``431``."""
+        start = len(buf) - len(buf.lstrip(b"\r\n"))  # empty lines before the request line
+        if buf.find(b"\n", start, start + self.max_head) < 0:
+            return self._fail(414, "the request line is too long")
+        return self._fail(431, "the request head is too large")
 
     def _parse_head(self, text: str) -> RequestHead | WireError:
         if _CONTROL.search(text) is not None:  # a bare CR, NUL...: nowhere in a head
@@ -282,6 +304,7 @@ class ServerWire:
         return piece
 
     def _chunked_body(self) -> bytes | type[END] | WireError | None:
+        """RFC 9112 7.1 exactly: every line of the chunked framing ends with CRLF."""
         buf = self._buf
         while True:
             read = self._read
@@ -295,28 +318,36 @@ class ServerWire:
                 if self._left == 0:
                     self._read = _Read.CHUNK_END
                 return piece
+            if read is _Read.CHUNK_END:  # the CRLF after chunk data, nothing else
+                if len(buf) < 2:
+                    if buf and buf[0] != 0x0D:
+                        return self._fail(400, "chunk data is not followed by CRLF")
+                    break
+                if buf[0] != 0x0D or buf[1] != 0x0A:
+                    return self._fail(400, "chunk data is not followed by CRLF")
+                del buf[:2]
+                self._read = _Read.CHUNK_SIZE
+                continue
             newline = buf.find(b"\n", 0, _MAX_CHUNK_LINE)
             if newline < 0:
                 if len(buf) >= _MAX_CHUNK_LINE:
                     return self._fail(400, "a chunk line is too long")
                 break
+            if newline == 0 or buf[newline - 1] != 0x0D:
+                return self._fail(400, "a chunk line not ended by CRLF")
             line = bytes(buf[: newline + 1])
             del buf[: newline + 1]
-            if read is _Read.CHUNK_END:
-                if line not in (b"\r\n", b"\n"):
-                    return self._fail(400, "chunk data is longer than its size")
-                self._read = _Read.CHUNK_SIZE
-            elif read is _Read.CHUNK_SIZE:
-                size = _CHUNK_SIZE.fullmatch(line)
+            if read is _Read.CHUNK_SIZE:
+                size = _CHUNK_LINE.fullmatch(line)
                 if size is None:
-                    return self._fail(400, "malformed chunk size")
+                    return self._fail(400, "malformed chunk size or extension")
                 self._left = int(size.group(1), 16)
                 self._read = _Read.CHUNK_DATA if self._left else _Read.TRAILERS
                 self._trailers = 0
             else:  # trailers: checked as header fields, then dropped; bounded like a head
-                if line in (b"\r\n", b"\n"):
+                if line == b"\r\n":
                     return self._body_done()
-                field = line.decode("latin-1").rstrip("\r\n")  # the head's rules
+                field = line[:-2].decode("latin-1")  # the head's rules
                 if _FIELDS.fullmatch(field) is None or _CONTROL.search(field) is not None:
                     return self._fail(400, "malformed trailer field")
                 self._trailers += len(line)
