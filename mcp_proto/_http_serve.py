@@ -50,7 +50,7 @@ class HTTPServerConnection:
     :meth:`next_event` returns ``ConnectionClosed``: write the bytes, then
     close.  A request head over ``max_incomplete_event_size`` bytes or
     ``max_headers`` fields is answered ``431`` and the connection closed; HTTP
-    it cannot read, ``400`` (``501``, ``505``: see :mod:`mcp_proto._http1`).
+    it cannot read, ``400`` (``414``, ``501``, ``505``: see :mod:`mcp_proto._http1`).
     """
 
     def __init__(
