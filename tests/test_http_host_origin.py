@@ -104,6 +104,8 @@ HOSTS = [
     ("localhost\\evil.com", 400),
     ("localhost/", 400),
     ("", 400),
+    ("a" * 300, 403),  # long values are parsed too (and not remembered)
+    ("a" * 300 + ":80@evil.com", 400),
 ]
 
 
@@ -117,6 +119,13 @@ def test_invalid_host_is_400_even_without_an_allow_list(host: str, expected: int
     """RFC 9112 3.2: an invalid Host is 400 whatever the policy; no list admits the rest."""
     open_server = make_server(allowed_hosts=None, allowed_origins=None)
     assert run(open_server, host=host) == (400 if expected == 400 else OK)
+
+
+def test_refusals_quote_a_long_value_cut_short() -> None:
+    hdrs = [*headers("tools/list"), ("origin", "http://" + "x" * 5000)]
+    ex, event = post(make_server(), body("tools/list"), hdrs)
+    status, _, message = reply_of(ex, event)
+    assert status == 403 and 100 < len(message["error"]["message"]) < 200
 
 
 def test_missing_host_passes_and_two_hosts_are_400() -> None:
