@@ -10,6 +10,12 @@ concurrent requests -- a long ``subscriptions/listen`` beside a ``tools/call``
 End of input from the client while a request is running is the client
 closing the response: the connection reports :class:`~mcp_proto.Cancelled`
 for it, as on stdio (HTTP-SSE-5), then :class:`~mcp_proto.ConnectionClosed`.
+
+With a ``budget`` (one :class:`~mcp_proto._http_limits.BodyBudget` shared by a server's
+connections) body bytes past its allowance draw on it; a request whose body does not fit
+is answered ``503`` with ``Retry-After`` and the connection closed.  What a request drew
+is given back when its exchange ends, or at :meth:`HTTPServerConnection.close`, which the
+host calls once the socket is closed, on every path.
 """
 
 from __future__ import annotations
@@ -54,12 +60,6 @@ class HTTPServerConnection:
     close.  A request head over ``max_incomplete_event_size`` bytes or
     ``max_headers`` fields is answered ``431`` and the connection closed; HTTP
     it cannot read, ``400`` (``501``, ``505``: see :mod:`mcp_proto._http1`).
-
-    With a ``budget`` (one :class:`~mcp_proto._http_limits.BodyBudget` shared by the
-    server's connections) body bytes past its allowance draw on it; a request whose body
-    does not fit is answered ``503`` with ``Retry-After`` and the connection closed.  What
-    a request drew is given back when its exchange ends, or at :meth:`close`, which the
-    host calls once the socket is closed, on every path.
     """
 
     def __init__(
