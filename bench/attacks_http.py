@@ -68,13 +68,6 @@ def status_of(sock: socket.socket) -> int | None:
     return int(data.split()[1])
 
 
-def resident_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return -1
-
-
 def attack_listens(port: int, n: int, held: list[socket.socket]) -> str:
     statuses: dict[int | None, int] = {}
     for i in range(n):
@@ -111,7 +104,8 @@ def attack_bodies(port: int, n: int, held: list[socket.socket]) -> str:
             stalled += 1
         except OSError:
             refused += status_of(sock) == 503  # the server stopped reading: its answer
-    for sock in held:  # those the server refused after taking the whole body
+    time.sleep(1.0)  # the server reads what the kernel took from us, and may refuse it
+    for sock in held:  # those the server refused after the whole body was sent
         sock.setblocking(False)
         try:
             if sock.recv(65536).startswith(b"HTTP/1.1 503"):
@@ -155,7 +149,7 @@ def run(
     try:
         wait_port(port, time.monotonic() + 30)
         time.sleep(0.5)
-        start_kib = resident_kib(proc.pid)
+        start_kib = peak_kib(proc.pid, "VmRSS")
         what = attack(port, n, held)
         ok, latencies = honest(port, args.calls, args.timeout)
         peak = peak_kib(proc.pid)
