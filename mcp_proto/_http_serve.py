@@ -89,6 +89,9 @@ class HTTPServerConnection:
 
     def close(self) -> None:
         """The socket is closed: give back what the current request drew on the budget."""
+        self._settle()
+
+    def _settle(self) -> None:
         if self._account is not None:
             self._account.settle()
 
@@ -112,7 +115,7 @@ class HTTPServerConnection:
                     return ConnectionClosed()  # answered with "Connection: close": done
                 if ex.done and wire.between_requests:
                     self.exchange = ex = None
-                    self.close()  # the exchange is over: its body budget too
+                    self._settle()  # (already given back if this connection sent the end)
             w = wire.next_event()
             if w is None or w is PAUSED:
                 if self._broken or (wire.eof and (ex is None or ex.done)):
@@ -125,7 +128,7 @@ class HTTPServerConnection:
                 if ex is not None:
                     ex.end_of_body()
             elif isinstance(w, RequestHead):
-                self.close()
+                self._settle()
                 self.exchange = ServerExchange(self.server, w.method, w.target, w.headers)
             elif isinstance(w, WireError):  # answered once with its status, then closed
                 if self._broken or not wire.can_respond:
@@ -154,7 +157,10 @@ class HTTPServerConnection:
             return self._write(reply_parts(event))
         if self.exchange is None:
             raise LocalProtocolError("no request is being answered on this connection")
-        return self._write(self.exchange.send(event))
+        out = self._write(self.exchange.send(event))
+        if self.exchange.done:
+            self._settle()  # the response is written: the request's body budget is free
+        return out
 
     def keepalive(self) -> bytes:
         """A keep-alive comment frame for the running stream (``b""`` if none is open)."""
