@@ -483,7 +483,11 @@ class ServerSettings(Generic[H]):
     def budgets(
         self, listens: type[ListenBudget] = ListenBudget, bodies: type[BodyBudget] = BodyBudget
     ) -> tuple[ListenBudget, BodyBudget]:
-        """The budgets one HTTP server's connections share (the classes: locked subclasses)."""
+        """The listen and body budgets one HTTP server's connections share, from these settings.
+
+        ``listens`` and ``bodies`` are the classes built: an adapter whose connections are
+        threads passes subclasses that take a lock.
+        """
         return (
             listens(self.max_listens, self.max_listens_per_client),
             bodies(self.body_budget, self.body_allowance),
