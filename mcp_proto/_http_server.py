@@ -310,6 +310,12 @@ class ServerExchange:
             return
         self._body += data
 
+    def refuse(self, reply: Reply) -> None:
+        """Answer ``reply`` instead of reading on (the host cannot hold the body now)."""
+        if self._mode is _Mode.BODY:
+            self._body = bytearray()
+            self._ready(reply)
+
     def end_of_body(self) -> None:
         """The body is complete: parse and check it, and make the event ready."""
         if self._mode is _Mode.BODY:

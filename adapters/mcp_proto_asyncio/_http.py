@@ -7,6 +7,10 @@ response is seen at once and cancels the handler (CANCEL-04, HTTP-SSE-5).  A lis
 with no handler is acknowledged and stays open on its connection, which sends a
 keep-alive comment when it has been quiet for ``keepalive_interval`` seconds;
 change notifications reach it through :meth:`Server.notify_changed`.
+
+Listens and buffered bodies draw on the budgets the connections share
+(:mod:`mcp_proto._http_limits`).  A connection that closes after its last response
+closes lingeringly (``LINGER_TIME``, ``LINGER_BYTES``).
 """
 
 from __future__ import annotations
@@ -14,11 +18,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import mcp_proto as m
-from mcp_proto._app import ClientClock, RequestContext, default_answer
+from mcp_proto._app import (
+    LINGER_BYTES,
+    LINGER_TIME,
+    ClientClock,
+    RequestContext,
+    default_answer,
+)
+from mcp_proto._http_limits import BodyBudget, ListenBudget
 from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
 
 from ._server import Context, Server, run_handler
@@ -38,6 +49,7 @@ async def serve_http(
 ) -> None:
     http = HTTPServer(connection=server.connection, **http_options)
     template = server.connection()
+    budgets = server.budgets()
 
     slots = asyncio.Semaphore(server.max_connections)
     links: set[asyncio.Task[Any]] = set()
@@ -51,7 +63,7 @@ async def serve_http(
         links.add(task)
         try:
             async with slots:
-                await _Link(server, http, template, reader, writer).run()
+                await _Link(server, http, template, reader, writer, budgets=budgets).run()
         finally:
             links.discard(task)
 
@@ -78,9 +90,15 @@ class _Link:
         template: m.ServerConnection,
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
+        *,
+        budgets: tuple[ListenBudget, BodyBudget],
     ) -> None:
         self.server = server
-        self.conn = HTTPServerConnection(http)
+        self.listens, bodies = budgets
+        self.conn = HTTPServerConnection(http, budget=bodies)
+        peer = writer.get_extra_info("peername")
+        self.peer = str(peer[0]) if isinstance(peer, tuple) else str(peer)
+        self.client: Hashable = None  # who holds the open listen, once there is one
         self.template = template  # the configuration, for answers that need no handler
         self.reader = reader
         self.writer = writer
@@ -98,13 +116,26 @@ class _Link:
         try:
             while await self._step():
                 pass
+            if self.conn.must_close:  # the last response is written: let the client read it
+                await self._linger()
         except OSError:
             pass  # the client went away
         finally:
-            self.server._sessions.discard(self)
+            self._end_listen()
             if self.task is not None:
                 self.task.cancel()
             self.writer.close()
+            self.conn.close()  # gives back its body budget
+
+    async def _linger(self) -> None:
+        """Shut the write side, then read and drop what the client still sends (bounded)."""
+        if self.writer.can_write_eof():
+            self.writer.write_eof()
+        left = LINGER_BYTES
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(LINGER_TIME):
+                while left > 0 and (data := await self.reader.read(min(_CHUNK, left))):
+                    left -= len(data)
 
     async def _step(self) -> bool:
         event = self.conn.next_event()
@@ -124,14 +155,14 @@ class _Link:
             self.conn.receive_data(data)
             return True
         if isinstance(event, Reply):
+            self.clock.request_arrived()  # a whole exchange, as a request is (idle clock)
             await self.emit(event)
             return not self.conn.must_close
         if isinstance(event, m.Request):
             self.clock.request_arrived()
             await self._dispatch(event)
         elif isinstance(event, m.Cancelled):  # the client closed the response (HTTP-SSE-5)
-            self.listening = False
-            self.server._sessions.discard(self)
+            self._end_listen()
             if self.task is not None:
                 self.task.cancel()
         elif isinstance(event, m.ConnectionClosed):
@@ -145,13 +176,26 @@ class _Link:
 
     async def _dispatch(self, request: m.Request) -> None:
         if self.server.handlers.find(request.method) is None:
+            listen = request.method == "subscriptions/listen"
+            if listen:
+                client = self.conn.client(self.peer)
+                refusal = self.listens.admit(request.id, client)
+                if refusal is not None:
+                    await self.emit(refusal)  # over its budget (429) or the server's (503)
+                    return
+                self.listening, self.client = True, client  # given back by _end_listen
             await self.emit(default_answer(self.template, request))
-            if request.method == "subscriptions/listen":
-                self.listening = True
+            if listen:
                 self.server._sessions.add(self)  # reached by notify_changed from now on
             return
         ctx = Context(RequestContext(request), self)
         self.task = asyncio.get_running_loop().create_task(self._handle(ctx))
+
+    def _end_listen(self) -> None:
+        self.server._sessions.discard(self)
+        if self.listening:
+            self.listening = False
+            self.listens.release(self.client)
 
     async def _handle(self, ctx: Context) -> None:
         try:

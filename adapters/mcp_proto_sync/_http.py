@@ -7,6 +7,10 @@ the response is seen at once and cancels the handler (CANCEL-04, HTTP-SSE-5).  A
 listen with no handler is acknowledged and stays open on its connection, which
 sends a keep-alive comment when it has been quiet for ``keepalive_interval``
 seconds; change notifications reach it through :meth:`Server.notify_changed`.
+
+The listen and body budgets (:mod:`mcp_proto._http_limits`) are shared by the connection
+threads, so they are used here through subclasses that take a lock.  A connection that
+closes after its last response closes lingeringly (``LINGER_TIME``, ``LINGER_BYTES``).
 """
 
 from __future__ import annotations
@@ -16,12 +20,19 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._app import ClientClock, RequestContext, default_answer
+from mcp_proto._app import (
+    LINGER_BYTES,
+    LINGER_TIME,
+    ClientClock,
+    RequestContext,
+    default_answer,
+)
+from mcp_proto._http_limits import BodyBudget, ListenBudget
 from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
 
 from ._server import Context, Server, _Workers, run_handler
@@ -42,6 +53,7 @@ def serve_http(
 ) -> None:
     http = HTTPServer(connection=server.connection, **http_options)
     template = server.connection()
+    budgets = server.budgets(_LockedListens, _LockedBodies)
     listener = socket.create_server((host, port))
     pool = _Workers(server.max_workers)
     with listener:
@@ -55,11 +67,11 @@ def serve_http(
                 if not slots.acquire(timeout=0.25):
                     continue  # at capacity: leave new connections in the backlog
                 try:
-                    sock, _ = listener.accept()
+                    sock, peer = listener.accept()
                 except OSError:  # a timeout to look at ``stop``, or EMFILE, ECONNABORTED...
                     slots.release()
                     continue
-                link = _Link(server, http, template, sock, pool)
+                link = _Link(server, http, template, sock, pool, budgets=budgets, peer=peer[0])
                 links.add(link)
                 threading.Thread(target=link.run, args=(slots, links), daemon=True).start()
         finally:  # stopping the server ends its connections too, as on trio
@@ -68,8 +80,36 @@ def serve_http(
             pool.close()  # the handlers of those connections were cancelled: they end
 
 
+class _LockedListens(ListenBudget):
+    def __init__(self, total: int, per_client: int) -> None:
+        super().__init__(total, per_client)
+        self._lock = threading.Lock()
+
+    def admit(self, id: m.types.RequestId, client: Hashable) -> Reply | None:
+        with self._lock:
+            return super().admit(id, client)
+
+    def release(self, client: Hashable) -> None:
+        with self._lock:
+            super().release(client)
+
+
+class _LockedBodies(BodyBudget):
+    def __init__(self, total: int, allowance: int) -> None:
+        super().__init__(total, allowance)
+        self._lock = threading.Lock()
+
+    def reserve(self, n: int) -> bool:
+        with self._lock:
+            return super().reserve(n)
+
+    def release(self, n: int) -> None:
+        with self._lock:
+            super().release(n)
+
+
 class _Link:
-    """One TCP connection: its h11 state, its socket, the request it is running."""
+    """One TCP connection: its HTTP state, its socket, the request it is running."""
 
     def __init__(
         self,
@@ -78,9 +118,15 @@ class _Link:
         template: m.ServerConnection,
         sock: socket.socket,
         pool: _Workers,
+        *,
+        budgets: tuple[ListenBudget, BodyBudget],
+        peer: str,
     ) -> None:
         self.server = server
-        self.conn = HTTPServerConnection(http)
+        self.listens, bodies = budgets
+        self.conn = HTTPServerConnection(http, budget=bodies)
+        self.peer = peer
+        self.client: Hashable = None  # who holds the open listen, once there is one
         self.template = template  # the configuration, for answers that need no handler
         self.sock = sock
         self.pool = pool
@@ -103,6 +149,8 @@ class _Link:
         try:
             while self._step():
                 pass
+            if self.conn.must_close:  # the last response is written: let the client read it
+                self._linger()
         except (OSError, RuntimeError):  # RuntimeError: the pool was shut down (server stop)
             pass
         finally:
@@ -118,6 +166,20 @@ class _Link:
         with contextlib.suppress(OSError):
             self.sock.shutdown(socket.SHUT_RDWR)  # wakes the thread blocked in recv
         self.sock.close()
+        with self.lock:
+            self.conn.close()  # gives back its body budget
+
+    def _linger(self) -> None:
+        """Shut the write side, then read and drop what the client still sends (bounded)."""
+        self.sock.shutdown(socket.SHUT_WR)
+        deadline = time.monotonic() + LINGER_TIME
+        left = LINGER_BYTES
+        while left > 0 and (wait := deadline - time.monotonic()) > 0:
+            self.sock.settimeout(wait)
+            data = self.sock.recv(min(_CHUNK, left))  # a timeout ends it as OSError
+            if not data:
+                return
+            left -= len(data)
 
     def _step(self) -> bool:
         with self.lock:
@@ -137,6 +199,7 @@ class _Link:
                 self.conn.receive_data(data)
             return True
         if isinstance(event, Reply):
+            self.clock.request_arrived()  # a whole exchange, as a request is (idle clock)
             self.emit(event)
             return not self.conn.must_close
         if isinstance(event, m.Request):
@@ -157,9 +220,16 @@ class _Link:
 
     def _dispatch(self, request: m.Request) -> None:
         if self.server.handlers.find(request.method) is None:
+            listen = request.method == "subscriptions/listen"
+            if listen:
+                client = self.conn.client(self.peer)
+                refusal = self.listens.admit(request.id, client)
+                if refusal is not None:
+                    self.emit(refusal)  # over its budget (429) or the server's (503), closed
+                    return
+                self.listening, self.client = True, client  # given back by _end_listen
             self.emit(default_answer(self.template, request))
-            if request.method == "subscriptions/listen":
-                self.listening = True
+            if listen:
                 with self.server._lock:
                     self.server._sessions.add(self)  # reached by notify_changed from now on
             return
@@ -179,6 +249,8 @@ class _Link:
                 self.ctx = None
 
     def _end_listen(self) -> None:
-        self.listening = False
         with self.server._lock:
             self.server._sessions.discard(self)
+            listening, self.listening = self.listening, False
+        if listening:
+            self.listens.release(self.client)

@@ -11,12 +11,17 @@ client that closes the response is seen at once and cancels the handler's scope
 its connection, which sends a keep-alive comment when it has been quiet for
 ``keepalive_interval`` seconds; change notifications reach it through
 :meth:`Server.notify_changed`.
+
+Listens and buffered bodies draw on the budgets the connections share
+(:mod:`mcp_proto._http_limits`).  A connection that closes after its last response
+closes lingeringly (``LINGER_TIME``, ``LINGER_BYTES``).
 """
 
 from __future__ import annotations
 
 import math
 import socket
+from collections.abc import Hashable
 from functools import partial
 from typing import Any
 
@@ -24,7 +29,14 @@ import outcome
 import trio
 
 import mcp_proto as m
-from mcp_proto._app import ClientClock, RequestContext, default_answer
+from mcp_proto._app import (
+    LINGER_BYTES,
+    LINGER_TIME,
+    ClientClock,
+    RequestContext,
+    default_answer,
+)
+from mcp_proto._http_limits import BodyBudget, ListenBudget
 from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
 
 from ._server import Context, Server, run_handler
@@ -44,6 +56,7 @@ async def serve_http(
 ) -> None:
     http = HTTPServer(connection=server.connection, **http_options)
     template = server.connection()
+    budgets = server.budgets()
 
     slots = trio.Semaphore(server.max_connections)
     family, kind, proto, _, address = socket.getaddrinfo(
@@ -60,7 +73,7 @@ async def serve_http(
             while True:
                 await trio.lowlevel.wait_readable(listener)
                 try:
-                    sock, _ = listener.accept()
+                    sock, peer = listener.accept()
                 except (BlockingIOError, InterruptedError, ConnectionAbortedError):
                     continue
                 sock.setblocking(False)
@@ -68,7 +81,8 @@ async def serve_http(
                 if slots.value == 0:
                     sock.close()  # at capacity: refuse the connection rather than grow
                     continue
-                nursery.start_soon(_serve_one, slots, _Link(server, http, template, sock))
+                link = _Link(server, http, template, sock, budgets=budgets, peer=peer[0])
+                nursery.start_soon(_serve_one, slots, link)
     finally:
         trio.lowlevel.notify_closing(listener)
         listener.close()
@@ -83,10 +97,20 @@ class _Link:
     """One TCP connection: its HTTP state, its socket, the request it is running."""
 
     def __init__(
-        self, server: Server, http: HTTPServer, template: m.ServerConnection, sock: socket.socket
+        self,
+        server: Server,
+        http: HTTPServer,
+        template: m.ServerConnection,
+        sock: socket.socket,
+        *,
+        budgets: tuple[ListenBudget, BodyBudget],
+        peer: str,
     ) -> None:
         self.server = server
-        self.conn = HTTPServerConnection(http)
+        self.listens, bodies = budgets
+        self.conn = HTTPServerConnection(http, budget=bodies)
+        self.peer = peer
+        self.client: Hashable = None  # who holds the open listen, once there is one
         self.template = template  # the configuration, for answers that need no handler
         self.sock = sock
         self.send_lock = trio.Lock()  # held only by a send that has to wait for the socket
@@ -183,14 +207,35 @@ class _Link:
                             keepalive = self.conn.keepalive()  # b"" unless a stream is open
                             if keepalive:
                                 await self.send(keepalive)
+                    if self.conn.must_close:  # the last response is written: let it be read
+                        await self._linger()
                 finally:
                     nursery.cancel_scope.cancel()
         except* (trio.BrokenResourceError, trio.ClosedResourceError):
             pass  # the client went away (a reset included); raised in the nursery: a group
         finally:
-            self.server._sessions.discard(self)
+            self._end_listen()
             trio.lowlevel.notify_closing(self.sock)
             self.sock.close()
+            self.conn.close()  # gives back its body budget
+
+    async def _linger(self) -> None:
+        """Shut the write side, then read and drop what the client still sends (bounded)."""
+        left = LINGER_BYTES
+        with trio.move_on_after(LINGER_TIME):
+            try:
+                self.sock.shutdown(socket.SHUT_WR)
+                while left > 0:
+                    try:
+                        data = self.sock.recv(min(_CHUNK, left))
+                    except BlockingIOError:
+                        await trio.lowlevel.wait_readable(self.sock)
+                        continue
+                    if not data:
+                        return
+                    left -= len(data)
+            except OSError:
+                return  # reset: nothing left to read
 
     async def _worker(self) -> None:
         """Runs this connection's handlers, parked in between (HTTP/1.1: one at a time).
@@ -221,14 +266,14 @@ class _Link:
             self.conn.receive_data(await self.receive(wait))
             return True
         if isinstance(event, Reply):
+            self.clock.request_arrived()  # a whole exchange, as a request is (idle clock)
             await self.emit(event)
             return not self.conn.must_close
         if isinstance(event, m.Request):
             self.clock.request_arrived()
             await self._dispatch(event, nursery)
         elif isinstance(event, m.Cancelled):  # the client closed the response (HTTP-SSE-5)
-            self.listening = False
-            self.server._sessions.discard(self)
+            self._end_listen()
             if self.ctx is not None:
                 self.ctx._cancel()
         elif isinstance(event, m.ConnectionClosed):
@@ -242,9 +287,16 @@ class _Link:
 
     async def _dispatch(self, request: m.Request, nursery: trio.Nursery) -> None:
         if self.server.handlers.find(request.method) is None:
+            listen = request.method == "subscriptions/listen"
+            if listen:
+                client = self.conn.client(self.peer)
+                refusal = self.listens.admit(request.id, client)
+                if refusal is not None:
+                    await self.emit(refusal)  # over its budget (429) or the server's (503)
+                    return
+                self.listening, self.client = True, client  # given back by _end_listen
             await self.emit(default_answer(self.template, request))
-            if request.method == "subscriptions/listen":
-                self.listening = True
+            if listen:
                 self.server._sessions.add(self)  # reached by notify_changed from now on
             return
         self.ctx = ctx = Context(RequestContext(request), self)
@@ -253,6 +305,12 @@ class _Link:
             trio.lowlevel.reschedule(worker, outcome.Value(ctx))
         else:
             nursery.start_soon(self._handle, ctx)
+
+    def _end_listen(self) -> None:
+        self.server._sessions.discard(self)
+        if self.listening:
+            self.listening = False
+            self.listens.release(self.client)
 
     async def _handle(self, ctx: Context, *, scoped: bool = True) -> None:
         try:
