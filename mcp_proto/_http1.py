@@ -15,11 +15,13 @@ line over ``max_head`` bytes, ``431`` for a head over ``max_head`` bytes or
 ``505`` for an HTTP version other than 1.0 or 1.1), after which the connection
 closes and nothing more is read from it.  Decisions, following RFC 9112 where
 it lets a server choose: a bare LF ends a line of the head as CRLF does (2.2),
-but the chunked body takes CRLF only (7.1), with at most 16 digits of chunk
-size, no whitespace between the size and its extensions, and a chunk line of at
-most 1 KiB; obs-fold, a request with both ``Content-Length`` and
-``Transfer-Encoding``, differing ``Content-Length`` values, and an HTTP/1.1
-request without exactly one ``Host`` are refused;
+but an empty line before a request line is refused rather than skipped (as h11
+does), and the chunked body takes CRLF only (7.1), with at most 16 digits of
+chunk size, no whitespace between the size and its extensions, a chunk line of
+at most 1 KiB, and no ``Content-Length`` or ``Transfer-Encoding`` among the
+trailer fields (RFC 9110 6.5.1); obs-fold, a request with both ``Content-Length`` and
+``Transfer-Encoding``, differing ``Content-Length`` values, more than one
+``Host`` and an HTTP/1.1 request without one are refused;
 ``Expect: 100-continue`` gets no interim response (clients send the body after
 a short wait); an HTTP/1.0 client's connection closes after each response.
 Memory is bounded by ``max_head`` plus what one ``receive_data`` brings;
@@ -45,6 +47,7 @@ Field: TypeAlias = tuple[str, str]
 
 _TOKEN = r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
 _HEAD_END = re.compile(rb"\n\r?\n")
+_NOT_CRLF = re.compile(rb"[^\r\n]")
 _REQUEST_LINE = re.compile(rf"({_TOKEN}) ([\x21-\x7e]+) HTTP/([0-9])\.([0-9])")
 #: field lines joined by LF, control characters already refused: token ":" anything
 _FIELDS = re.compile(rf"{_TOKEN}:[^\n]*(?:\n{_TOKEN}:[^\n]*)*")
@@ -62,6 +65,8 @@ _CHUNK_LINE = re.compile(
     % (_TOKEN_B, _TOKEN_B, _QUOTED)
 )
 _MAX_CHUNK_LINE = 1024
+#: fields that frame the message: never in a trailer section (RFC 9110 6.5.1)
+_FRAMING = ("content-length", "transfer-encoding")
 _DIGITS = re.compile(r"[0-9]{1,18}")  # str.isdigit() would take "¹" (fuzzing found it)
 _OWS = " \t"
 _UNSAFE = re.compile(r"[\r\n\x00]")
@@ -200,27 +205,40 @@ class ServerWire:
 
     def _next_head(self) -> RequestHead | WireError | None:
         buf = self._buf
-        while found := _HEAD_END.search(buf, self._scan):
+        if buf and buf[0] in b"\r\n":
+            return self._empty_lines(buf)
+        found = _HEAD_END.search(buf, self._scan)
+        if found is not None:
             if found.end() > self.max_head:
                 return self._too_large(buf)
             text = buf[: found.start()].decode("latin-1")
             del buf[: found.end()]
             self._scan = 0
-            text = text.removesuffix("\r").replace("\r\n", "\n")
-            text = text.lstrip("\n")  # RFC 9112 2.2: empty lines before a request line
-            if text:
-                return self._parse_head(text)
+            return self._parse_head(text.removesuffix("\r").replace("\r\n", "\n"))
         if len(buf) > self.max_head:
             return self._too_large(buf)
-        if self.eof and buf.strip(b"\r\n"):
+        if self.eof and buf:
             return self._fail(400, "the connection ended inside a request head")
         self._scan = max(0, len(buf) - 2)
         return None
 
+    def _empty_lines(self, buf: bytearray) -> WireError | None:
+        """CR or LF where a request line should start: ``400`` once anything else follows.
+
+        RFC 9112 2.2 lets a server skip empty lines before a request line; h11
+        refuses them, and skipping them would read requests that h11 refuses for
+        that and llhttp for another reason (an unregistered method, a bare LF in
+        the head).  Only CR and LF, then the end of input, is a client that went
+        away between requests.  ``_scan`` keeps the check linear.
+        """
+        if _NOT_CRLF.search(buf, self._scan) is not None or len(buf) > self.max_head:
+            return self._fail(400, "an empty line before the request line")
+        self._scan = len(buf)
+        return None
+
     def _too_large(self, buf: bytearray) -> WireError:
         """``414`` when the request line alone passes ``max_head`` (RFC 9112 3), else ``431``."""
-        start = len(buf) - len(buf.lstrip(b"\r\n"))  # empty lines before the request line
-        if buf.find(b"\n", start, start + self.max_head) < 0:
+        if buf.find(b"\n", 0, self.max_head) < 0:
             return self._fail(414, "the request line is too long")
         return self._fail(431, "the request head is too large")
 
@@ -260,8 +278,9 @@ class ServerWire:
 
     def _framing(self, by_name: dict[str, list[str]], version: str) -> WireError | None:
         """Read the body framing and keep-alive from the fields; set the read state."""
-        if version == "1.1" and len(by_name.get("host", ())) != 1:
-            return self._fail(400, "an HTTP/1.1 request needs exactly one Host header")
+        hosts = len(by_name.get("host", ()))
+        if hosts > 1 or (hosts == 0 and version == "1.1"):  # RFC 9112 3.2, HTTP/1.0 too
+            return self._fail(400, "more than one Host, or none in HTTP/1.1")
         connection = by_name.get("connection")
         tokens = (
             {t.strip(_OWS) for v in connection for t in v.lower().split(",")} if connection else ()
@@ -350,6 +369,8 @@ class ServerWire:
                 field = line[:-2].decode("latin-1")  # the head's rules
                 if _FIELDS.fullmatch(field) is None or _CONTROL.search(field) is not None:
                     return self._fail(400, "malformed trailer field")
+                if field.partition(":")[0].lower() in _FRAMING:  # RFC 9110 6.5.1
+                    return self._fail(400, "a framing field in the trailer section")
                 self._trailers += len(line)
                 if self._trailers > self.max_head:
                     return self._fail(431, "the trailer section is too large")

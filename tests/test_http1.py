@@ -171,6 +171,7 @@ def one_error(data: bytes, **options: Any) -> Any:
         (b"POST /mcp HTTP/2.0\r\nHost: x\r\n\r\n", 505),
         (b"POST /mcp HTTP/1.1\r\n\r\n", 400),  # no Host (RFC 9112 3.2)
         (b"POST /mcp HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400),
+        (b"GET /mcp HTTP/1.0\r\nHost: a\r\nHost: a\r\n\r\n", 400),  # any request (RFC 9112 3.2)
         (b"POST /mcp HTTP/1.1\r\nHost: x\r\n folded\r\n\r\n", 400),  # obs-fold
         (b"POST /mcp HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n", 400),
         (b"POST /mcp HTTP/1.1\r\nHost: x\r\nX: a\x01b\r\n\r\n", 400),
@@ -232,6 +233,9 @@ SMUGGLED = b"GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n"
         pytest.param(b"0x5\r\nhello\r\n0\r\n\r\n", id="0x-chunk-size"),
         pytest.param(b"0" * 17 + b"5\r\nhello\r\n0\r\n\r\n", id="18-digit-chunk-size"),
         pytest.param(b"5;a=" + b"x" * 2000 + b"\r\nhello\r\n0\r\n\r\n", id="2-KB-extension"),
+        # RFC 9110 6.5.1: framing is no trailer's business; h11 checks the value, llhttp refuses
+        pytest.param(b"5\r\nhello\r\n0\r\nContent-Length:: 5\r\n\r\n", id="length-trailer"),
+        pytest.param(b"5\r\nhello\r\n0\r\ntransfer-encoding: x\r\n\r\n", id="coding-trailer"),
     ],
 )
 def test_chunked_framing_is_exactly_rfc_9112_7_1_or_400_and_closed(body: bytes) -> None:
@@ -286,11 +290,33 @@ def test_valid_chunked_framing_is_read(body: bytes) -> None:
 def test_a_request_line_over_the_bound_is_414_and_a_head_431() -> None:
     """RFC 9112 3: a request-target longer than the server parses MUST get 414."""
     line = b"GET /" + b"a" * 70000 + b" HTTP/1.1\r\nHost: x\r\n\r\n"
-    for data in (line, line[:66000], b"\r\n\r\n" + line):
+    for data in (line, line[:66000]):
         event = one_error(data)
         assert isinstance(event, WireError) and event.status == 414, event
     event = one_error(b"GET / HTTP/1.1\r\nHost: x\r\nX: " + b"a" * 70000 + b"\r\n\r\n")
     assert isinstance(event, WireError) and event.status == 431, event
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"\n\nOST / HTTP/1.1\r\nHost: x\r\n\r\n",  # h11 refuses the LF, llhttp the method
+        b"\r\rGET / HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"\r\n" * 40_000,  # bounded: no waiting for a request line forever
+    ],
+)
+def test_an_empty_line_before_a_request_line_is_400_however_cut(data: bytes) -> None:
+    """RFC 9112 2.2 lets a server skip it; h11 refuses it, and so do we: skipping it read
+    requests that h11 refused for it and llhttp for another reason (differential test)."""
+    first = b"GET /first HTTP/1.1\r\nHost: x\r\n\r\n"
+    for prefix in (b"", first):
+        whole = read_with_wire([prefix + data, b""])
+        bytewise = read_with_wire([bytes([b]) for b in prefix + data])
+        assert whole == bytewise
+        mine, (error,) = whole
+        assert len(mine) == len(prefix) // len(first)
+        assert isinstance(error, WireError) and error.status == 400, error
 
 
 def test_after_an_error_nothing_more_is_read_and_the_connection_closes() -> None:
