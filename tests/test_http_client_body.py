@@ -16,6 +16,9 @@ import orjson
 import pytest
 
 import mcp_proto as m
+import mcp_proto_asyncio
+import mcp_proto_sync
+import mcp_proto_trio
 from mcp_proto import types as t
 from mcp_proto.http import (
     Era,
@@ -59,6 +62,15 @@ def summary(events: list[Any]) -> list[tuple[str, str]]:
 
 
 # -- the pure binding ---------------------------------------------------------
+
+
+def test_the_default_bound_is_the_stream_connections_and_the_adapters_pass_theirs() -> None:
+    assert HTTPClient().max_message_size == m.DEFAULT_MAX_MESSAGE_SIZE == 16 * 1024 * 1024
+    url = "http://127.0.0.1:9/mcp"  # nothing connects before a call
+    adapters = [mcp_proto_sync, mcp_proto_asyncio, mcp_proto_trio]
+    for session in (adapter.HTTPClientSession for adapter in adapters):
+        assert session(url).http.max_message_size == m.DEFAULT_MAX_MESSAGE_SIZE
+        assert session(url, max_message_size=LIMIT).http.max_message_size == LIMIT
 
 
 @pytest.mark.parametrize("announced", [str(LIMIT + 1), "0" * 50 + str(LIMIT + 1), "9" * 5000])
