@@ -29,6 +29,8 @@ from mcp_proto.http import (
     sse_message,
 )
 
+from .test_http_h11 import drain
+
 LIMIT = 1000
 JSON = ("content-type", "application/json")
 
@@ -38,15 +40,6 @@ def body_of(size: int, id: int = 1) -> bytes:
     base = orjson.dumps({"jsonrpc": "2.0", "id": id, "result": {"content": []}})
     assert len(base) <= size
     return base + b" " * (size - len(base))
-
-
-def drain(source: Any) -> list[Any]:
-    out = []
-    while (event := source.next_event()) is not m.NEED_DATA:
-        out.append(event)
-        if isinstance(event, m.ConnectionClosed):
-            break
-    return out
 
 
 def request(id: int) -> m.Request:
