@@ -16,7 +16,7 @@ Like ``fuzz/invariants.py``, each ``check_*`` takes the fuzzer's bytes and raise
 * ``check_http_client``: fuzzed response bytes to ``HTTPClientConnection`` with four
   POSTs queued (the next one is sent when the connection is free, as the adapters do).
   Only ``LocalProtocolError`` escapes ``send`` (on a connection the server closes) and
-  ``RemoteProtocolError`` ``next_event`` (an SSE event over ``max_event_size``, lost
+  ``RemoteProtocolError`` ``next_event`` (an SSE event over ``max_message_size``, lost
   framing); each request ends at most once, exactly once unless the framing was lost;
   chunking changes nothing.
 * ``check_sse``: ``SSEParser`` lets only ``RemoteProtocolError`` escape, gives the same
@@ -226,7 +226,7 @@ def _call(chunks: list[bytes]) -> tuple[list[Any], list[bytes]]:
     """A client connection fed ``chunks``; a queued POST goes out once the last one ended."""
     caps = t.ClientCapabilities(elicitation=t.ClientCapabilitiesElicitation())
     client = m.ClientConnection(capabilities=caps, max_rounds=2)
-    conn = HTTPClientConnection(HTTPClient(client, max_event_size=1024), host="localhost")
+    conn = HTTPClientConnection(HTTPClient(client, max_message_size=1024), host="localhost")
     queue = client_requests(client)
     sent = [conn.send(queue.pop(0))]
     events: list[Any] = []
@@ -235,7 +235,7 @@ def _call(chunks: list[bytes]) -> tuple[list[Any], list[bytes]]:
         while True:
             try:
                 event = conn.next_event()
-            except m.RemoteProtocolError as e:  # an SSE event over max_event_size (documented)
+            except m.RemoteProtocolError as e:  # an SSE event over max_message_size (documented)
                 return [*events, ("lost framing", str(e))], sent
             if event is m.NEED_DATA and queue and not conn.busy:
                 try:
