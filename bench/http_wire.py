@@ -4,11 +4,13 @@ Run::
 
     uv run python bench/http_wire.py [--n 20000]
 
-Three figures per ``tools/call`` POST (the request of ``bench/http_throughput.py``) and a
+Four figures per ``tools/call`` POST (the request of ``bench/http_throughput.py``) and a
 237-byte JSON response, best of 5 runs, in one process:
 
 * ``h11``: ``h11.Connection(SERVER)`` reads the request and writes the response;
 * ``ServerWire``: ``mcp_proto._http1.ServerWire`` does the same;
+* ``ServerWire, chunked``: the same request with its body sent ``chunked`` in three
+  chunks (one with a chunk extension) and a trailer field, the reader's strictest path;
 * ``exchange``: the whole of it through ``HTTPServerConnection`` -- framing, the
   binding's checks, the core's request and result -- as an HTTP adapter runs it.
 
@@ -51,6 +53,19 @@ def best(fn: Callable[[bytes], object], data: list[bytes]) -> float:
     return min(runs)
 
 
+def chunked(raw: bytes) -> bytes:
+    """``raw`` with its Content-Length body re-sent as three chunks and a trailer field."""
+    head, _, body = raw.partition(b"\r\n\r\n")
+    lines = [ln for ln in head.split(b"\r\n") if not ln.startswith(b"content-length")]
+    third = len(body) // 3
+    parts = [body[:third], body[third : 2 * third], body[2 * third :]]
+    out = [b"\r\n".join([*lines, b"transfer-encoding: chunked"]), b"\r\n\r\n"]
+    for i, part in enumerate(parts):
+        out.append(b"%x%s\r\n%s\r\n" % (len(part), b";n=1" if i == 1 else b"", part))
+    out.append(b"0\r\nx-trailer: done\r\n\r\n")
+    return b"".join(out)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=20000)
@@ -76,6 +91,8 @@ def main() -> None:
             pass
         return ours.respond(200, HEADERS) + ours.body(BODY) + ours.end()
 
+    chunked_data = [chunked(raw) for raw in data]
+
     caps = t.ServerCapabilities(tools=t.ServerCapabilitiesTools())
     info = t.Implementation(name="bench-server", version="1.0.0")
     settings = ServerSettings({}, capabilities=caps, server_info=info)
@@ -94,9 +111,11 @@ def main() -> None:
     assert with_wire(data[0]).split(b"\r\n")[0] == b"HTTP/1.1 200 OK"
     assert b'"result"' in exchange(data[0])
     h11_us, wire_us, exchange_us = (best(f, data) for f in (with_h11, with_wire, exchange))
+    chunked_us = best(with_wire, chunked_data)
     print(f"{args.n} tools/call POSTs, best of 5, us per exchange")
     print(f"h11 framing          {h11_us:7.1f}")
     print(f"ServerWire framing   {wire_us:7.1f}   (h11/ours {h11_us / wire_us:.1f}x)")
+    print(f"ServerWire, chunked  {chunked_us:7.1f}   (three chunks and a trailer)")
     print(f"whole exchange       {exchange_us:7.1f}   (HTTPServerConnection, binding and core)")
 
 

@@ -56,9 +56,10 @@ LINE = (
 )
 
 
-def peak_kib(pid: int) -> int:
+def peak_kib(pid: int, field: str = "VmHWM") -> int:
+    """A memory figure of process ``pid`` in KiB: its peak resident size, or ``field``."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1])
     return -1
 

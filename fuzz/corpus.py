@@ -7,7 +7,7 @@
 * ``server``: client-side messages joined into short NDJSON streams, with CRLF, blank lines,
   junk lines and a cancellation mixed in;
 * ``client``: server-side messages re-addressed to the ids a fuzzed client has in flight;
-* ``http_server``, ``http_client``, ``sse``, ``schema``: see ``fuzz/corpus_http.py``.
+* ``http_server``, ``http1``, ``http_client``, ``sse``, ``schema``: see ``fuzz/corpus_http.py``.
 
 Without ``../shared`` the corpora fall back to a few hand-written lines.
 

@@ -3,6 +3,8 @@
 * ``http_server``: raw HTTP/1.1 requests: POSTs built with ``HTTPClient().send(...)`` for
   several methods, every spec example request with the headers it needs, keep-alive pairs,
   notifications, a chunked body, a GET, a HEAD, a bad header, a foreign ``Host``, HTTP/1.0;
+* ``http1``: the hostile requests of ``tests/http_hostile.py`` (each with a pipelined
+  second request), then the ``http_server`` seeds;
 * ``http_client``: raw responses to the client harness's POSTs (ids 1-4 in order): each
   example result or error re-addressed, as JSON and as an event stream, keep-alive
   sequences, ``202``, ``400``, ``401``, ``Connection: close``;
@@ -23,6 +25,7 @@ import orjson
 import mcp_proto as m
 from mcp_proto import types as t
 from mcp_proto.http import HTTPClient, encode_header_value, sse_event, sse_message
+from tests.http_hostile import cases
 
 from .invariants import SPEC
 
@@ -283,8 +286,14 @@ def schema_seeds(messages: list[Any]) -> list[bytes]:
     return out
 
 
+def http1_seeds(messages: list[Any]) -> list[bytes]:
+    """The differential test's hostile requests, then the ``http_server`` seeds."""
+    return [data for _, data in cases()] + http_server_seeds(messages)
+
+
 KINDS: dict[str, Callable[[list[Any]], list[bytes]]] = {
     "http_server": http_server_seeds,
+    "http1": http1_seeds,
     "http_client": http_client_seeds,
     "sse": sse_seeds,
     "schema": schema_seeds,

@@ -9,11 +9,14 @@ Like ``fuzz/invariants.py``, each ``check_*`` takes the fuzzer's bytes and raise
   Nothing escapes; the events and the bytes written are the same for one chunk, byte by
   byte and a split; every response parses as HTTP/1.1 (an ``h11`` client reads them
   back), one per request, and every JSON-RPC body or SSE ``data`` payload in it is valid
-  against the schema; a notification POST gets no JSON-RPC response.
+  against the schema; a notification POST gets no JSON-RPC response.  The same bytes
+  read by the server's HTTP/1.1 reader, by h11 and by llhttp keep the differential's two
+  properties (``fuzz/invariants_http1.py``): we never accept what both others refuse,
+  nor frame a message as neither does.
 * ``check_http_client``: fuzzed response bytes to ``HTTPClientConnection`` with four
   POSTs queued (the next one is sent when the connection is free, as the adapters do).
   Only ``LocalProtocolError`` escapes ``send`` (on a connection the server closes) and
-  ``RemoteProtocolError`` ``next_event`` (an SSE event over ``max_event_size``, lost
+  ``RemoteProtocolError`` ``next_event`` (an SSE event over ``max_message_size``, lost
   framing); each request ends at most once, exactly once unless the framing was lost;
   chunking changes nothing.
 * ``check_sse``: ``SSEParser`` lets only ``RemoteProtocolError`` escape, gives the same
@@ -48,6 +51,7 @@ from mcp_proto.http import (
 )
 
 from .invariants import TERMINAL, _answer, _pieces, check_valid_output, new_server
+from .invariants_http1 import differential
 
 _LINES = re.compile(r"\r\n|\r|\n")
 #: more events than this from one input means a loop that makes no progress
@@ -163,6 +167,7 @@ def _messages(head: Any, body: bytes) -> list[Any]:
 
 def check_http_server(data: bytes) -> None:
     """One TCP connection's bytes to ``HTTPServerConnection``; see the module docstring."""
+    differential(data)
     runs = [_serve(chunks) for chunks in _pieces(data)]
     for other in runs[1:]:
         assert other == runs[0], "events or output depend on how the bytes were chunked"
@@ -221,7 +226,7 @@ def _call(chunks: list[bytes]) -> tuple[list[Any], list[bytes]]:
     """A client connection fed ``chunks``; a queued POST goes out once the last one ended."""
     caps = t.ClientCapabilities(elicitation=t.ClientCapabilitiesElicitation())
     client = m.ClientConnection(capabilities=caps, max_rounds=2)
-    conn = HTTPClientConnection(HTTPClient(client, max_event_size=1024), host="localhost")
+    conn = HTTPClientConnection(HTTPClient(client, max_message_size=1024), host="localhost")
     queue = client_requests(client)
     sent = [conn.send(queue.pop(0))]
     events: list[Any] = []
@@ -230,7 +235,7 @@ def _call(chunks: list[bytes]) -> tuple[list[Any], list[bytes]]:
         while True:
             try:
                 event = conn.next_event()
-            except m.RemoteProtocolError as e:  # an SSE event over max_event_size (documented)
+            except m.RemoteProtocolError as e:  # an SSE event over max_message_size (documented)
                 return [*events, ("lost framing", str(e))], sent
             if event is m.NEED_DATA and queue and not conn.busy:
                 try:

@@ -27,6 +27,13 @@ from ._errors import (
 )
 from ._events import ErrorResponse, Notification, Request, Result
 from ._fanout import FANOUT_QUEUE, FANOUT_TIMEOUT
+from ._http_limits import (
+    DEFAULT_BODY_ALLOWANCE,
+    DEFAULT_BODY_BUDGET,
+    DEFAULT_MAX_LISTENS_PER_CLIENT,
+    BodyBudget,
+    ListenBudget,
+)
 from ._methods import METHODS
 from ._server import ServerConnection
 from ._server_rules import LOG_LEVELS
@@ -35,6 +42,8 @@ __all__ = [
     "AsyncServerSettings",
     "FANOUT_QUEUE",
     "FANOUT_TIMEOUT",
+    "LINGER_BYTES",
+    "LINGER_TIME",
     "SATURATION_PAUSE",
     "SEND_REFUSED",
     "AsyncHandlerContext",
@@ -59,6 +68,12 @@ SEND_REFUSED = (LocalProtocolError, EncodeError)
 #: seconds a saturated adapter waits for a request to end before it reads anyway, so that
 #: a cancellation or the end of input behind requests that wait for it is still seen
 SATURATION_PAUSE = 1.0
+#: lingering close: after the last response of a connection that closes, an HTTP adapter
+#: shuts its write side and reads and drops what the client still sends, for at most
+#: LINGER_TIME seconds and LINGER_BYTES bytes, so the client reads the response instead of
+#: a reset (a 413 to a client still sending its body)
+LINGER_TIME = 2.0
+LINGER_BYTES = 1024 * 1024
 _RANK = {name: i for i, name in enumerate(LOG_LEVELS)}
 _RUNTIME_METHODS = frozenset({"subscriptions/listen"})
 
@@ -391,8 +406,11 @@ class ClientClock:
     """Per HTTP connection: since when the server has been waiting for its client.
 
     The clock starts when the connection opens and again whenever the server stops
-    being busy (no handler running, no listen open); a complete request stops it.
-    :meth:`wait` applies :func:`read_timeout` to it.  Times come from the adapter.
+    being busy (no handler running, no listen open, no answer being written); every
+    complete exchange stops it -- a request for a handler, and as much one the binding
+    answers itself (a ``202``, a ``4xx``): the adapter calls :meth:`request_arrived`
+    for both.  :meth:`wait` applies :func:`read_timeout` to it.  Times come from the
+    adapter.
     """
 
     __slots__ = ("_since",)
@@ -426,8 +444,12 @@ class ServerSettings(Generic[H]):
     (STDIO-15).  ``keepalive_interval``: seconds of quiet on an open SSE stream
     before a keep-alive comment.  ``client_timeout``: seconds an HTTP client has
     to send a whole request (slowloris).  ``max_connections``: open HTTP
-    connections at most.  ``fanout_queue``: change notifications a subscriber
-    may have waiting before it is ended (:mod:`mcp_proto._fanout`);
+    connections at most; ``max_listens`` of them (default half) may hold an open
+    listen, ``max_listens_per_client`` per client (peer address, or bearer token: see
+    :mod:`mcp_proto._http_limits`).  ``body_allowance``: request body bytes each HTTP
+    connection buffers on its own; ``body_budget``: body bytes past that all
+    connections buffer together.  ``fanout_queue``: change notifications a
+    subscriber may have waiting before it is ended (:mod:`mcp_proto._fanout`);
     ``fanout_timeout``: seconds a write to an HTTP subscriber may take before its
     connection is closed.  Every other keyword goes to
     :class:`~mcp_proto.ServerConnection` (``capabilities``, ``server_info``,
@@ -442,6 +464,10 @@ class ServerSettings(Generic[H]):
         keepalive_interval: float = 15.0,
         client_timeout: float = 30.0,
         max_connections: int = 256,
+        max_listens: int | None = None,
+        max_listens_per_client: int = DEFAULT_MAX_LISTENS_PER_CLIENT,
+        body_budget: int = DEFAULT_BODY_BUDGET,
+        body_allowance: int = DEFAULT_BODY_ALLOWANCE,
         fanout_queue: int = FANOUT_QUEUE,
         fanout_timeout: float = FANOUT_TIMEOUT,
         **connection_options: Any,
@@ -451,6 +477,10 @@ class ServerSettings(Generic[H]):
         self.keepalive_interval = keepalive_interval
         self.client_timeout = client_timeout
         self.max_connections = max_connections
+        self.max_listens = max_connections // 2 if max_listens is None else max_listens
+        self.max_listens_per_client = max_listens_per_client
+        self.body_budget = body_budget
+        self.body_allowance = body_allowance
         self.fanout_queue = fanout_queue
         self.fanout_timeout = fanout_timeout
         self.connection_options = connection_options
@@ -462,6 +492,19 @@ class ServerSettings(Generic[H]):
     def connection(self) -> ServerConnection:
         """A new connection with this server's settings (one per stdio stream or HTTP request)."""
         return self._template.fresh()
+
+    def budgets(
+        self, listens: type[ListenBudget] = ListenBudget, bodies: type[BodyBudget] = BodyBudget
+    ) -> tuple[ListenBudget, BodyBudget]:
+        """The listen and body budgets one HTTP server's connections share, from these settings.
+
+        ``listens`` and ``bodies`` are the classes built: an adapter whose connections are
+        threads passes subclasses that take a lock.
+        """
+        return (
+            listens(self.max_listens, self.max_listens_per_client),
+            bodies(self.body_budget, self.body_allowance),
+        )
 
 
 class AsyncServerSettings(ServerSettings[H]):

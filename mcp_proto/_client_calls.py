@@ -32,6 +32,7 @@ from ._events import (
     SubscriptionEnded,
     VersionNotSupported,
 )
+from ._framing import DEFAULT_MAX_MESSAGE_SIZE
 from ._http_client import (
     AuthenticationRequired,
     HTTPClient,
@@ -215,7 +216,10 @@ class HTTPClientSettings:
     :class:`ClientConnection` declaring ``capabilities``) allocates ids and
     judges responses; :attr:`http` builds the POSTs (``headers`` on each).
     ``timeout`` bounds each call; at most ``pool_size`` idle connections are
-    kept.  Tools dropped from ``tools/list`` for bad ``x-mcp-header``
+    kept.  ``max_message_size`` bounds one message from the server, an SSE
+    event or a JSON body (16 MiB by default); past it the call raises
+    :class:`RemoteProtocolError` naming the limit and its connection is closed.
+    Tools dropped from ``tools/list`` for bad ``x-mcp-header``
     annotations are collected in :attr:`rejected_tools` (HTTP-27).
     """
 
@@ -228,13 +232,19 @@ class HTTPClientSettings:
         connection: ClientConnection | None = None,
         headers: Iterable[tuple[str, str]] = (),
         pool_size: int = 4,
+        max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
     ) -> None:
         self.endpoint = Endpoint.parse(url)
         self.address = (self.endpoint.host, self.endpoint.port)
         if connection is None:
             connection = ClientConnection(capabilities=capabilities)
         self.conn = connection
-        self.http = HTTPClient(connection, target=self.endpoint.target, headers=headers)
+        self.http = HTTPClient(
+            connection,
+            target=self.endpoint.target,
+            headers=headers,
+            max_message_size=max_message_size,
+        )
         self.timeout = timeout
         self.pool_size = pool_size
         self.rejected_tools: list[ToolRejected] = []

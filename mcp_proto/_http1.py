@@ -9,13 +9,19 @@ bodies; one exchange at a time, keep-alive between them, and requests that
 arrive early (pipelining) wait in the buffer until the response is done.
 
 Everything the peer sends is checked; what cannot be read is a
-:class:`WireError` with the status to answer (``400``, ``431`` for a head over
-``max_head`` bytes or ``max_headers`` fields, ``501`` for a transfer coding
-other than ``chunked``, ``505`` for an HTTP version other than 1.0 or 1.1), after
-which the connection closes.  Decisions, following RFC 9112 where it lets a
-server choose: a bare LF ends a line as CRLF does; obs-fold, a request with
-both ``Content-Length`` and ``Transfer-Encoding``, differing ``Content-Length``
-values, and an HTTP/1.1 request without exactly one ``Host`` are refused;
+:class:`WireError` with the status to answer (``400``, ``414`` for a request
+line over ``max_head`` bytes, ``431`` for a head over ``max_head`` bytes or
+``max_headers`` fields, ``501`` for a transfer coding other than ``chunked``,
+``505`` for an HTTP version other than 1.0 or 1.1), after which the connection
+closes and nothing more is read from it.  Decisions, following RFC 9112 where
+it lets a server choose: a bare LF ends a line of the head as CRLF does (2.2),
+but an empty line before a request line is refused rather than skipped (as h11
+does), and the chunked body takes CRLF only (7.1), with at most 16 digits of
+chunk size, no whitespace between the size and its extensions, a chunk line of
+at most 1 KiB, and no ``Content-Length`` or ``Transfer-Encoding`` among the
+trailer fields (RFC 9110 6.5.1); obs-fold, a request with both ``Content-Length`` and
+``Transfer-Encoding``, differing ``Content-Length`` values, more than one
+``Host`` and an HTTP/1.1 request without one are refused;
 ``Expect: 100-continue`` gets no interim response (clients send the body after
 a short wait); an HTTP/1.0 client's connection closes after each response.
 Memory is bounded by ``max_head`` plus what one ``receive_data`` brings;
@@ -41,12 +47,26 @@ Field: TypeAlias = tuple[str, str]
 
 _TOKEN = r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
 _HEAD_END = re.compile(rb"\n\r?\n")
+_NOT_CRLF = re.compile(rb"[^\r\n]")
 _REQUEST_LINE = re.compile(rf"({_TOKEN}) ([\x21-\x7e]+) HTTP/([0-9])\.([0-9])")
 #: field lines joined by LF, control characters already refused: token ":" anything
 _FIELDS = re.compile(rf"{_TOKEN}:[^\n]*(?:\n{_TOKEN}:[^\n]*)*")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_CHUNK_SIZE = re.compile(rb"([0-9A-Fa-f]{1,15})[ \t]*(?:;[^\r\n]*)?\r?\n")
+_TOKEN_B = _TOKEN.encode()
+#: RFC 9110 5.6.4 quoted-string: qdtext or quoted-pair, obs-text included
+_QUOTED = rb'"(?:[\t \x21\x23-\x5b\x5d-\x7e\x80-\xff]|\\[\t \x21-\x7e\x80-\xff])*"'
+#: RFC 9112 7.1: chunk-size [ chunk-ext ] CRLF, where chunk-ext is
+#: *( BWS ";" BWS name [ BWS "=" BWS ( token / quoted-string ) ] ), less the BWS
+#: before ";" that h11 and llhttp both refuse (a sender MUST NOT send BWS).  The
+#: size has at most 16 digits, leading zeros counted; a chunk line is bounded by
+#: _MAX_CHUNK_LINE, so the match is linear and short.
+_CHUNK_LINE = re.compile(
+    rb"([0-9A-Fa-f]{1,16})(?:;[ \t]*%s(?:[ \t]*=[ \t]*(?:%s|%s))?)*\r\n"
+    % (_TOKEN_B, _TOKEN_B, _QUOTED)
+)
 _MAX_CHUNK_LINE = 1024
+#: fields that frame the message: never in a trailer section (RFC 9110 6.5.1)
+_FRAMING = ("content-length", "transfer-encoding")
 _DIGITS = re.compile(r"[0-9]{1,18}")  # str.isdigit() would take "¹" (fuzzing found it)
 _OWS = " \t"
 _UNSAFE = re.compile(r"[\r\n\x00]")
@@ -185,22 +205,42 @@ class ServerWire:
 
     def _next_head(self) -> RequestHead | WireError | None:
         buf = self._buf
-        while found := _HEAD_END.search(buf, self._scan):
+        if buf and buf[0] in b"\r\n":
+            return self._empty_lines(buf)
+        found = _HEAD_END.search(buf, self._scan)
+        if found is not None:
             if found.end() > self.max_head:
-                return self._fail(431, "the request head is too large")
+                return self._too_large(buf)
             text = buf[: found.start()].decode("latin-1")
             del buf[: found.end()]
             self._scan = 0
-            text = text.removesuffix("\r").replace("\r\n", "\n")
-            text = text.lstrip("\n")  # RFC 9112 2.2: empty lines before a request line
-            if text:
-                return self._parse_head(text)
+            return self._parse_head(text.removesuffix("\r").replace("\r\n", "\n"))
         if len(buf) > self.max_head:
-            return self._fail(431, "the request head is too large")
-        if self.eof and buf.strip(b"\r\n"):
+            return self._too_large(buf)
+        if self.eof and buf:
             return self._fail(400, "the connection ended inside a request head")
         self._scan = max(0, len(buf) - 2)
         return None
+
+    def _empty_lines(self, buf: bytearray) -> WireError | None:
+        """CR or LF where a request line should start: ``400`` once anything else follows.
+
+        RFC 9112 2.2 lets a server skip empty lines before a request line; h11
+        refuses them, and skipping them would read requests that h11 refuses for
+        that and llhttp for another reason (an unregistered method, a bare LF in
+        the head).  Only CR and LF, then the end of input, is a client that went
+        away between requests.  ``_scan`` keeps the check linear.
+        """
+        if _NOT_CRLF.search(buf, self._scan) is not None or len(buf) > self.max_head:
+            return self._fail(400, "an empty line before the request line")
+        self._scan = len(buf)
+        return None
+
+    def _too_large(self, buf: bytearray) -> WireError:
+        """``414`` when the request line alone passes ``max_head`` (RFC 9112 3), else ``431``."""
+        if buf.find(b"\n", 0, self.max_head) < 0:
+            return self._fail(414, "the request line is too long")
+        return self._fail(431, "the request head is too large")
 
     def _parse_head(self, text: str) -> RequestHead | WireError:
         if _CONTROL.search(text) is not None:  # a bare CR, NUL...: nowhere in a head
@@ -238,8 +278,9 @@ class ServerWire:
 
     def _framing(self, by_name: dict[str, list[str]], version: str) -> WireError | None:
         """Read the body framing and keep-alive from the fields; set the read state."""
-        if version == "1.1" and len(by_name.get("host", ())) != 1:
-            return self._fail(400, "an HTTP/1.1 request needs exactly one Host header")
+        hosts = len(by_name.get("host", ()))
+        if hosts > 1 or (hosts == 0 and version == "1.1"):  # RFC 9112 3.2, HTTP/1.0 too
+            return self._fail(400, "more than one Host, or none in HTTP/1.1")
         connection = by_name.get("connection")
         tokens = (
             {t.strip(_OWS) for v in connection for t in v.lower().split(",")} if connection else ()
@@ -282,6 +323,7 @@ class ServerWire:
         return piece
 
     def _chunked_body(self) -> bytes | type[END] | WireError | None:
+        """RFC 9112 7.1 exactly: every line of the chunked framing ends with CRLF."""
         buf = self._buf
         while True:
             read = self._read
@@ -295,30 +337,40 @@ class ServerWire:
                 if self._left == 0:
                     self._read = _Read.CHUNK_END
                 return piece
+            if read is _Read.CHUNK_END:  # the CRLF after chunk data, nothing else
+                if len(buf) < 2:
+                    if buf and buf[0] != 0x0D:
+                        return self._fail(400, "chunk data is not followed by CRLF")
+                    break
+                if buf[0] != 0x0D or buf[1] != 0x0A:
+                    return self._fail(400, "chunk data is not followed by CRLF")
+                del buf[:2]
+                self._read = _Read.CHUNK_SIZE
+                continue
             newline = buf.find(b"\n", 0, _MAX_CHUNK_LINE)
             if newline < 0:
                 if len(buf) >= _MAX_CHUNK_LINE:
                     return self._fail(400, "a chunk line is too long")
                 break
+            if newline == 0 or buf[newline - 1] != 0x0D:
+                return self._fail(400, "a chunk line not ended by CRLF")
             line = bytes(buf[: newline + 1])
             del buf[: newline + 1]
-            if read is _Read.CHUNK_END:
-                if line not in (b"\r\n", b"\n"):
-                    return self._fail(400, "chunk data is longer than its size")
-                self._read = _Read.CHUNK_SIZE
-            elif read is _Read.CHUNK_SIZE:
-                size = _CHUNK_SIZE.fullmatch(line)
+            if read is _Read.CHUNK_SIZE:
+                size = _CHUNK_LINE.fullmatch(line)
                 if size is None:
-                    return self._fail(400, "malformed chunk size")
+                    return self._fail(400, "malformed chunk size or extension")
                 self._left = int(size.group(1), 16)
                 self._read = _Read.CHUNK_DATA if self._left else _Read.TRAILERS
                 self._trailers = 0
             else:  # trailers: checked as header fields, then dropped; bounded like a head
-                if line in (b"\r\n", b"\n"):
+                if line == b"\r\n":
                     return self._body_done()
-                field = line.decode("latin-1").rstrip("\r\n")  # the head's rules
+                field = line[:-2].decode("latin-1")  # the head's rules
                 if _FIELDS.fullmatch(field) is None or _CONTROL.search(field) is not None:
                     return self._fail(400, "malformed trailer field")
+                if field.partition(":")[0].lower() in _FRAMING:  # RFC 9110 6.5.1
+                    return self._fail(400, "a framing field in the trailer section")
                 self._trailers += len(line)
                 if self._trailers > self.max_head:
                     return self._fail(431, "the trailer section is too large")

@@ -157,13 +157,33 @@ def detect_era(status: int, body: bytes) -> Era:
     return Era.LEGACY
 
 
+def _announced_over(headers: Headers, limit: int) -> str | None:
+    """The ``Content-Length`` if it announces more than ``limit`` bytes, else None.
+
+    An absent or malformed value is None (the HTTP layer refuses a malformed one;
+    the running count bounds the body anyway).  Never converts more digits than
+    ``limit`` has, so a value of thousands of digits costs nothing.
+    """
+    value = (headers.get("content-length") or "").lstrip("0")
+    if not (value.isascii() and value.isdigit()):
+        return None
+    over = len(value) > len(str(limit)) or int(value) > limit
+    return value if over else None
+
+
 class HTTPClient:
     """The client side of an MCP endpoint: builds POSTs and reads responses.
 
     ``target`` is the endpoint's path (with query, if any); ``headers`` are
     added to every POST (``Authorization``, ``Host``...).  ``tools`` holds the
     tools known from ``tools/list`` (valid ones only), used for
-    ``Mcp-Param-*`` headers.  ``max_event_size`` bounds one SSE event.
+    ``Mcp-Param-*`` headers.
+
+    ``max_message_size`` bounds one message from the server, however it comes:
+    the data of one SSE event, or a whole response body that is not an event
+    stream (``application/json``, an error page).  Past it the request fails
+    and the response is abandoned (see :class:`ClientExchange`); the default
+    is the stream connections' 16 MiB (``DEFAULT_MAX_MESSAGE_SIZE``).
     """
 
     def __init__(
@@ -172,10 +192,10 @@ class HTTPClient:
         *,
         target: str = "/mcp",
         headers: Iterable[tuple[str, str]] = (),
-        max_event_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+        max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
     ) -> None:
         self.connection = connection if connection is not None else ClientConnection()
-        self.max_event_size = max_event_size
+        self.max_message_size = max_message_size
         self.target = target
         self.headers = tuple(headers)
         self.tools: dict[str, t.Tool] = {}
@@ -265,6 +285,15 @@ class ClientExchange:
     ``receive_data(b"")`` marks the end of the response body.  The final
     message ends the request; anything after it is ignored (edge 108), and
     :attr:`complete` tells the adapter it may close the stream.
+
+    A body that is not an event stream is kept until its end, and never more
+    than the client's ``max_message_size`` of it: a ``Content-Length`` over
+    the bound is refused with the head, before any of the body is read, and a
+    body that grows past it (chunked, or delimited by the connection's close)
+    is refused by the :meth:`receive_data` call that would pass it, its bytes
+    dropped.  Either way the request ends with :class:`UnexpectedResponse`
+    naming the limit, and :attr:`must_close` is set: the rest of the body is
+    never read, so the connection cannot carry another exchange.
     """
 
     def __init__(self, client: HTTPClient, post: HTTPPost, status: int, headers: Headers) -> None:
@@ -279,6 +308,8 @@ class ClientExchange:
         self._sse: SSEParser | None = None
         #: whether the request got its final answer (or was declared lost)
         self.complete = False
+        #: whether the body was abandoned before its end (over the size bound)
+        self.must_close = False
         kind = (headers.get("content-type") or "").split(";")[0].strip().lower()
         self._kind = kind
         if status in (401, 403):
@@ -288,7 +319,11 @@ class ClientExchange:
         elif status == 202 and self._id is None:
             self.complete = True
         elif status == 200 and kind == "text/event-stream" and self._id is not None:
-            self._sse = SSEParser(client.max_event_size)
+            self._sse = SSEParser(client.max_message_size)
+        if not self.complete and self._sse is None:
+            announced = _announced_over(self.headers, client.max_message_size)
+            if announced is not None:
+                self._too_large(f"Content-Length {announced} is over")
 
     def _finish(self, event: Any) -> None:
         """End the request with ``event``, retiring its id in the connection."""
@@ -314,10 +349,12 @@ class ClientExchange:
             if self._eof:
                 self._lost("the event stream ended before the response")
             return
-        if data:
-            self._body += data
-        else:
+        if not data:
             self._end()
+        elif len(self._body) + len(data) > self.client.max_message_size:
+            self._too_large("the body grew past")
+        else:
+            self._body += data
 
     def close(self) -> RequestLost | None:
         """The client closes the response early: the request is cancelled (HTTP-SSE-5).
@@ -348,6 +385,13 @@ class ClientExchange:
         if not self.complete and self.post.request is not None and self._id is not None:
             self._finish(RequestLost(id=self._id, request=self.post.request, reason=reason))
 
+    def _too_large(self, what: str) -> None:
+        """Abandon a body over the bound: drop what was kept, end the request, close."""
+        self._body = bytearray()
+        self.must_close = True
+        limit = self.client.max_message_size
+        self._unexpected(f"{what} the {limit}-byte limit (max_message_size)")
+
     def _unexpected(self, reason: str) -> None:
         era = detect_era(self.status, bytes(self._body)) if self.status >= 400 else Era.MODERN
         self._finish(UnexpectedResponse(id=self._id, status=self.status, reason=reason, era=era))
@@ -361,21 +405,21 @@ class ClientExchange:
             self.complete = True
             return
         message = self._json_body()
+        self._body = bytearray()  # parsed: the exchange may outlive it by a whole call
         if message is not None:
             self._deliver(message)
             self._lost("the JSON body was not the response to the request")
 
     def _json_body(self) -> Any:
         """The JSON-RPC message of a non-streamed response, or None (after reporting why)."""
-        body = bytes(self._body)
         if self.status == 202:
             self._unexpected("202 Accepted for a request (HTTP-11)")
             return None
-        if self._kind != "application/json" or not body:
+        if self._kind != "application/json" or not self._body:
             self._unexpected(f"status {self.status} with no JSON-RPC body")
             return None
         try:
-            message = orjson.loads(body)
+            message = orjson.loads(self._body)  # no copy of a body that may be 16 MiB
         except orjson.JSONDecodeError:
             self._unexpected("the JSON body does not parse")
             return None

@@ -29,8 +29,10 @@ class HTTPClientConnection:
     :meth:`send` returns the bytes of the POST; :meth:`next_event` the events of
     its response (those of :class:`ClientExchange`), then :data:`NEED_DATA`
     until the next :meth:`send`; :class:`~mcp_proto.ConnectionClosed` once the
-    server closed.  :meth:`close` cancels the running request: write nothing
-    more and close the socket.
+    server closed, or once a response body was abandoned (over the client's
+    ``max_message_size``: the connection stays :attr:`busy`, refuses to
+    :meth:`send` and reads nothing more; close the socket).  :meth:`close`
+    cancels the running request: write nothing more and close the socket.
     """
 
     def __init__(
@@ -56,12 +58,12 @@ class HTTPClientConnection:
 
     def send(self, event: Request | Notification, **kwargs: Any) -> bytes:
         """The bytes of the POST carrying ``event`` (see :meth:`HTTPClient.send`)."""
+        if self._closed:
+            raise LocalProtocolError("the connection is closed")
         if self._post is not None:
             raise LocalProtocolError(
                 "HTTP/1.1 carries one exchange at a time: use another connection"
             )
-        if self._closed:
-            raise LocalProtocolError("the connection is closed")
         if self._h11.states == {h11.CLIENT: h11.DONE, h11.SERVER: h11.DONE}:
             self._h11.start_next_cycle()
         elif self._h11.our_state is not h11.IDLE:  # "Connection: close" or HTTP/1.0 answered
@@ -86,6 +88,9 @@ class HTTPClientConnection:
                 event = ex.next_event()
                 if event is not NEED_DATA:
                     return event
+                if ex.must_close:  # the rest of its body is never read
+                    self._closed = True
+                    return ConnectionClosed()
             try:
                 h = self._h11.next_event()
             except h11.RemoteProtocolError as e:

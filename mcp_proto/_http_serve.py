@@ -10,15 +10,24 @@ concurrent requests -- a long ``subscriptions/listen`` beside a ``tools/call``
 End of input from the client while a request is running is the client
 closing the response: the connection reports :class:`~mcp_proto.Cancelled`
 for it, as on stdio (HTTP-SSE-5), then :class:`~mcp_proto.ConnectionClosed`.
+
+With a ``budget`` (one :class:`~mcp_proto._http_limits.BodyBudget` shared by a server's
+connections) body bytes past its allowance draw on it; a request whose body does not fit
+is answered ``503`` with ``Retry-After`` and the connection closed.  What a request drew
+is given back when its exchange ends, or at :meth:`HTTPServerConnection.close`, which the
+host calls once the socket is closed, on every path.
 """
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 from ._errors import LocalProtocolError
 from ._events import NEED_DATA, ConnectionClosed
 from ._http1 import END, PAUSED, RequestHead, ServerWire, WireError
+from ._http_headers import Headers
+from ._http_limits import BODY_REFUSAL, BodyAccount, BodyBudget, client_key
 from ._http_server import (
     HTTPServer,
     Reply,
@@ -50,7 +59,7 @@ class HTTPServerConnection:
     :meth:`next_event` returns ``ConnectionClosed``: write the bytes, then
     close.  A request head over ``max_incomplete_event_size`` bytes or
     ``max_headers`` fields is answered ``431`` and the connection closed; HTTP
-    it cannot read, ``400`` (``501``, ``505``: see :mod:`mcp_proto._http1`).
+    it cannot read, ``400`` (``414``, ``501``, ``505``: see :mod:`mcp_proto._http1`).
     """
 
     def __init__(
@@ -59,8 +68,10 @@ class HTTPServerConnection:
         *,
         max_incomplete_event_size: int = DEFAULT_MAX_HEAD,
         max_headers: int = DEFAULT_MAX_HEADERS,
+        budget: BodyBudget | None = None,
     ) -> None:
         self.server = server
+        self._account = BodyAccount(budget) if budget is not None else None
         self._wire = ServerWire(max_head=max_incomplete_event_size, max_headers=max_headers)
         #: the exchange of the current request, once its head has arrived
         self.exchange: ServerExchange | None = None
@@ -70,6 +81,19 @@ class HTTPServerConnection:
     @property
     def must_close(self) -> bool:
         return self._wire.must_close
+
+    def client(self, peer: str) -> Hashable:
+        """Who sends the current request (peer ``peer``), for per-client budgets."""
+        headers = self.exchange.headers if self.exchange is not None else Headers()
+        return client_key(self.server, headers, peer)
+
+    def close(self) -> None:
+        """The socket is closed: give back what the current request drew on the budget."""
+        self._settle()
+
+    def _settle(self) -> None:
+        if self._account is not None:
+            self._account.settle()
 
     def receive_data(self, data: bytes) -> None:
         """Bytes from the client; ``b""`` when it closed its side."""
@@ -91,18 +115,20 @@ class HTTPServerConnection:
                     return ConnectionClosed()  # answered with "Connection: close": done
                 if ex.done and wire.between_requests:
                     self.exchange = ex = None
+                    self._settle()  # (already given back if this connection sent the end)
             w = wire.next_event()
             if w is None or w is PAUSED:
                 if self._broken or (wire.eof and (ex is None or ex.done)):
                     return ConnectionClosed()
                 return NEED_DATA
             if type(w) is bytes:
-                if ex is not None:
+                if ex is not None and self._fits(ex, len(w)):
                     ex.receive_body(w)
             elif w is END:
                 if ex is not None:
                     ex.end_of_body()
             elif isinstance(w, RequestHead):
+                self._settle()
                 self.exchange = ServerExchange(self.server, w.method, w.target, w.headers)
             elif isinstance(w, WireError):  # answered once with its status, then closed
                 if self._broken or not wire.can_respond:
@@ -111,6 +137,19 @@ class HTTPServerConnection:
                 self._error = Reply(status=w.status, headers=_CLOSE)
                 return self._error
 
+    def _fits(self, ex: ServerExchange, n: int) -> bool:
+        """Whether ``n`` more body bytes may be buffered; if not, ``ex`` is refused (503)."""
+        account = self._account
+        if account is None or not ex.wants_body:
+            return True
+        if account.held + n > self.server.max_body_size:
+            return True  # the exchange answers 413, which says more than a 503
+        if account.add(n):
+            return True
+        account.settle()
+        ex.refuse(BODY_REFUSAL)
+        return False
+
     def send(self, event: Any) -> bytes:
         """The bytes for ``event``: a :class:`Reply`, a ``Result``, ``ErrorResponse``..."""
         if isinstance(event, Reply) and event is self._error:
@@ -118,7 +157,10 @@ class HTTPServerConnection:
             return self._write(reply_parts(event))
         if self.exchange is None:
             raise LocalProtocolError("no request is being answered on this connection")
-        return self._write(self.exchange.send(event))
+        out = self._write(self.exchange.send(event))
+        if self.exchange.done:
+            self._settle()  # the response is written: the request's body budget is free
+        return out
 
     def keepalive(self) -> bytes:
         """A keep-alive comment frame for the running stream (``b""`` if none is open)."""

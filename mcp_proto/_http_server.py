@@ -16,7 +16,10 @@ Checks, in order, before the application sees anything (each a :class:`Reply`):
 ====================================================  ======  =========
 what                                                  status  JSON-RPC
 ====================================================  ======  =========
-``Host`` or ``Origin`` not on the allow-list (HTTP-02) 403     -32600
+target not origin-form or http(s) absolute-form       400     -32600
+``Host`` invalid, or not the absolute target's host   400     -32600
+the host (target's or ``Host``) not on the allow-list 403     -32600
+``Origin`` invalid, ``null`` or not allowed (HTTP-02) 403     -32600
 path is the metadata document (AUTH)                  200     --
 path is not the endpoint                              404     --
 method other than POST (HTTP-44)                      405     --
@@ -41,7 +44,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from enum import Enum
 from typing import Any, Final, TypeAlias
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
 
 import orjson
 from attrs import frozen
@@ -61,7 +64,8 @@ from ._errors import (
 from ._events import NEED_DATA, Cancelled, ErrorResponse, InvalidMessage, Notification, Request
 from ._http_auth import Challenge, ProtectedResource
 from ._http_headers import Headers, RawHeaders
-from ._http_validate import admits, host_name, mirrored_header_problem
+from ._http_host import AllowList, Refusal, check_head
+from ._http_validate import admits, mirrored_header_problem
 from ._message import DEFAULT_MAX_DEPTH, loads
 from ._server import ServerConnection
 from ._sse import KEEPALIVE, sse_message
@@ -192,8 +196,11 @@ class HTTPServer:
 
     ``connection`` builds the :class:`ServerConnection` of each exchange (its
     capabilities, versions, server info).  ``allowed_hosts`` and
-    ``allowed_origins`` hold host names (``Host`` without the port, the host of
-    ``Origin``); ``None`` turns that check off.  ``tools`` gives the server's
+    ``allowed_origins`` hold host names (any port), ``host:port`` pairs (that
+    port only) and, for origins, ``scheme://host[:port]``; they become
+    :class:`~mcp_proto._http_host.AllowList` values, and an entry outside that
+    grammar raises ValueError.  ``None`` turns that allow-list off (a ``Host``
+    that is not ``host[:port]`` is still ``400``).  ``tools`` gives the server's
     tools by name so ``Mcp-Param-*`` headers are checked against their
     ``x-mcp-header`` annotations.  ``auth`` protects the endpoint and serves
     the metadata document.
@@ -213,9 +220,9 @@ class HTTPServer:
     ) -> None:
         self.connection = connection
         self.endpoint = endpoint
-        self.allowed_hosts = None if allowed_hosts is None else {h.lower() for h in allowed_hosts}
+        self.allowed_hosts = None if allowed_hosts is None else AllowList.of(allowed_hosts)
         self.allowed_origins = (
-            None if allowed_origins is None else {h.lower() for h in allowed_origins}
+            None if allowed_origins is None else AllowList.of(allowed_origins, origins=True)
         )
         self.max_body_size = max_body_size
         self.max_depth = max_depth
@@ -302,6 +309,12 @@ class ServerExchange:
             self._ready(Reply(status=413, headers=(("connection", "close"),)))
             return
         self._body += data
+
+    def refuse(self, reply: Reply) -> None:
+        """Answer ``reply`` instead of reading on (the host cannot hold the body now)."""
+        if self._mode is _Mode.BODY:
+            self._body = bytearray()
+            self._ready(reply)
 
     def end_of_body(self) -> None:
         """The body is complete: parse and check it, and make the event ready."""
@@ -455,16 +468,17 @@ class ServerExchange:
 
     def _check_request_head(self) -> Reply | None:
         server, headers = self.server, self.headers
-        host = headers.get("host")
-        hosts = server.allowed_hosts
-        if hosts is not None and host is not None and host_name(host) not in hosts:
-            return self._forbidden(f"host {host!r} is not allowed")
-        origin = headers.get("origin")
-        if server.allowed_origins is not None and origin is not None:
-            netloc = urlsplit(origin).netloc if "://" in origin else ""
-            if not netloc or host_name(netloc) not in server.allowed_origins:
-                return self._forbidden(f"origin {origin!r} is not allowed")
-        path = urlsplit(self.target).path
+        target = check_head(
+            self.target,
+            headers.get("host"),
+            headers.get("origin"),
+            server.allowed_hosts,
+            server.allowed_origins,
+        )
+        if isinstance(target, Refusal):
+            error = t.Error(code=INVALID_REQUEST, message=target.message)
+            return _error_reply(target.status, error)
+        path = target.path
         auth = server.auth
         if auth is not None and path in auth.metadata_paths:
             if self.method not in ("GET", "HEAD"):
@@ -475,7 +489,7 @@ class ServerExchange:
             return Reply(status=404)
         if self.method != "POST":
             return Reply(status=405, headers=(("allow", "POST"),))
-        if auth is not None and "access_token" in parse_qs(urlsplit(self.target).query):
+        if auth is not None and "access_token" in parse_qs(target.query):
             return server.challenge_reply(_TOKEN_IN_QUERY)  # edge 111: never in the URI
         if auth is not None:
             challenge = auth.check(headers)
@@ -497,9 +511,6 @@ class ServerExchange:
         if digits and int(length) > self.server.max_body_size:  # type: ignore[arg-type]
             return Reply(status=413, headers=(("connection", "close"),))
         return None
-
-    def _forbidden(self, why: str) -> Reply:
-        return _error_reply(403, t.Error(code=INVALID_REQUEST, message=f"Forbidden: {why}"))
 
     def _process(self, body: bytes) -> Reply | Request:
         try:

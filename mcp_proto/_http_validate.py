@@ -5,7 +5,7 @@
 ``Mcp-Param-{Name}`` headers are present once, well formed (the Base64 sentinel
 decoded first) and equal to the body.  It returns the ``-32020`` message, or
 ``None``.  A body value of the wrong JSON type is left to the core (``-32602``).
-:func:`admits` reads ``Accept``; :func:`host_name` the host of ``Host``/``Origin``.
+:func:`admits` reads ``Accept``; ``Host`` and ``Origin`` are :mod:`mcp_proto._http_host`'s.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from ._http_headers import (
 )
 from ._methods import METHODS
 
-__all__ = ["admits", "host_name", "mirrored_header_problem"]
+__all__ = ["admits", "mirrored_header_problem"]
 
 _PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
 
@@ -70,14 +70,6 @@ def _admits(accept: str, wanted: str) -> bool:
                     q = 0.0
         best = (rank, q) if rank > best[0] else (rank, max(q, best[1]))
     return best[1] > 0
-
-
-def host_name(value: str) -> str:
-    """The host of a ``Host`` value or an origin's authority, lowercase, without the port."""
-    value = value.strip().lower()
-    if value.startswith("["):
-        return value[: value.find("]") + 1]
-    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
 
 
 def _one(headers: Headers, name: str) -> str | None:

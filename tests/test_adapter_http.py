@@ -14,6 +14,7 @@ import json
 import socket
 import threading
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 import h11
@@ -51,29 +52,42 @@ def async_slow(adapter: str) -> Any:
     return slow
 
 
-def start_sync(ready: Callable[[tuple[str, int]], None]) -> Callable[[], None]:
+def settings(options: dict[str, Any]) -> dict[str, Any]:
+    """The fixture servers' settings: short timeouts, the everything server's options."""
+    return {"keepalive_interval": 0.5, "client_timeout": 2, **everything.OPTIONS, **options}
+
+
+def start_sync(
+    ready: Callable[[tuple[str, int]], None],
+    http_options: dict[str, Any] | None = None,
+    **options: Any,
+) -> Callable[[], None]:
     handlers: dict[str, Any] = {m: everything.run_sync(f) for m, f in everything.HANDLERS.items()}
     handlers["prompts/get"] = slow  # a handler that waits for its cancellation
-    server = mcp_proto_sync.Server(
-        handlers, keepalive_interval=0.5, client_timeout=2, **everything.OPTIONS
-    )
+    server = mcp_proto_sync.Server(handlers, **settings(options))
     stop = threading.Event()
     thread = threading.Thread(
-        target=server.serve_http, args=("127.0.0.1", 0), kwargs={"ready": ready, "stop": stop}
+        target=server.serve_http,
+        args=("127.0.0.1", 0),
+        kwargs={"ready": ready, "stop": stop, **(http_options or {})},
     )
     thread.start()
     return lambda: (stop.set(), thread.join(10))  # type: ignore[func-returns-value]
 
 
-def start_asyncio(ready: Callable[[tuple[str, int]], None]) -> Callable[[], None]:
+def start_asyncio(
+    ready: Callable[[tuple[str, int]], None],
+    http_options: dict[str, Any] | None = None,
+    **options: Any,
+) -> Callable[[], None]:
     handlers = {**everything.HANDLERS, "prompts/get": async_slow("asyncio")}
-    server = mcp_proto_asyncio.Server(
-        handlers, keepalive_interval=0.5, client_timeout=2, **everything.OPTIONS
-    )
+    server = mcp_proto_asyncio.Server(handlers, **settings(options))
     started: list[tuple[asyncio.AbstractEventLoop, asyncio.Task[None]]] = []
 
     async def main() -> None:
-        task = asyncio.create_task(server.serve_http("127.0.0.1", 0, ready=ready))
+        task = asyncio.create_task(
+            server.serve_http("127.0.0.1", 0, ready=ready, **(http_options or {}))
+        )
         started.append((asyncio.get_running_loop(), task))
         with contextlib.suppress(asyncio.CancelledError):
             await task
@@ -89,18 +103,21 @@ def start_asyncio(ready: Callable[[tuple[str, int]], None]) -> Callable[[], None
     return stop
 
 
-def start_trio(ready: Callable[[tuple[str, int]], None]) -> Callable[[], None]:
+def start_trio(
+    ready: Callable[[tuple[str, int]], None],
+    http_options: dict[str, Any] | None = None,
+    **options: Any,
+) -> Callable[[], None]:
     handlers = {**everything.HANDLERS, "prompts/get": async_slow("trio")}
-    server = mcp_proto_trio.Server(
-        handlers, keepalive_interval=0.5, client_timeout=2, **everything.OPTIONS
-    )
+    server = mcp_proto_trio.Server(handlers, **settings(options))
     scope: list[Any] = []
 
     async def main() -> None:
         with trio.CancelScope() as cancel:
             scope.append((cancel, trio.lowlevel.current_trio_token()))
             async with trio.open_nursery() as nursery:
-                ready(await nursery.start(server.serve_http, "127.0.0.1", 0))
+                serve = partial(server.serve_http, **(http_options or {}))
+                ready(await nursery.start(serve, "127.0.0.1", 0))
 
     thread = threading.Thread(target=trio.run, args=(main,))
     thread.start()
@@ -113,8 +130,11 @@ def start_trio(ready: Callable[[tuple[str, int]], None]) -> Callable[[], None]:
     return stop
 
 
-@pytest.fixture(params=["sync", "asyncio", "trio"])
-def address(request: pytest.FixtureRequest) -> Iterator[tuple[str, int]]:
+@contextlib.contextmanager
+def running(
+    adapter: str, http_options: dict[str, Any] | None = None, **options: Any
+) -> Iterator[tuple[str, int]]:
+    """An adapter's HTTP server on 127.0.0.1 with ``options`` over :func:`settings`."""
     bound: list[tuple[str, int]] = []
     up = threading.Event()
 
@@ -122,11 +142,19 @@ def address(request: pytest.FixtureRequest) -> Iterator[tuple[str, int]]:
         bound.append(at)
         up.set()
 
-    start = {"sync": start_sync, "asyncio": start_asyncio, "trio": start_trio}[request.param]
-    stop = start(ready)
-    assert up.wait(10)
-    yield bound[0]
-    stop()
+    start = {"sync": start_sync, "asyncio": start_asyncio, "trio": start_trio}[adapter]
+    stop = start(ready, http_options, **options)
+    try:
+        assert up.wait(10)
+        yield bound[0]
+    finally:
+        stop()
+
+
+@pytest.fixture(params=["sync", "asyncio", "trio"])
+def address(request: pytest.FixtureRequest) -> Iterator[tuple[str, int]]:
+    with running(request.param) as at:
+        yield at
 
 
 def post(method: str, params: dict[str, Any], id: int = 1) -> tuple[bytes, dict[str, str]]:

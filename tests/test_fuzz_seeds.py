@@ -11,7 +11,14 @@ import orjson
 import pytest
 
 import mcp_proto as m
-from fuzz import corpus, corpus_http, invariants, invariants_http, invariants_schema
+from fuzz import (
+    corpus,
+    corpus_http,
+    invariants,
+    invariants_http,
+    invariants_http1,
+    invariants_schema,
+)
 from mcp_proto import types as t
 from mcp_proto.http import HTTPClient, HTTPClientConnection, Reply, RequestLost, SSEParser
 from tests.conftest import needs_spec
@@ -21,6 +28,7 @@ CHECKS = {
     "server": invariants.check_server_stream,
     "client": invariants.check_client_stream,
     "http_server": invariants_http.check_http_server,
+    "http1": invariants_http1.check_http1,
     "http_client": invariants_http.check_http_client,
     "sse": invariants_http.check_sse,
     "schema": invariants_schema.check_schema,
@@ -229,3 +237,16 @@ def test_found_http_client_reports_the_close_of_an_idle_connection() -> None:
     with pytest.raises(m.LocalProtocolError):
         conn.send(m.Request(id=2, method="tools/list", params=t.PaginatedRequestParams()))
     invariants_http.check_http_client(reply + b"HTTP/1.1 2")
+
+
+def test_found_http1_a_second_host_is_refused_in_http10_too() -> None:
+    """Our HTTP/1.1 reader checked for one ``Host`` in HTTP/1.1 only; two ``Host`` lines in
+    an HTTP/1.0 request (with a bare LF, which llhttp refuses) were read by us alone, h11
+    refusing them.  RFC 9112 3.2 asks a 400 for more than one in any request."""
+    data = (
+        b"POST / HTTP/1.0\r\nHosconnection: closecoding\nHost: aransfer-Encoding: 1\r\n"
+        b"Host: \r\nHst: a\r\n\r\n\r\nsecond"
+    )
+    events = invariants_http1.wire_events([data])
+    assert events == [invariants_http1.Refused(400, "more than one Host, or none in HTTP/1.1")]
+    invariants_http1.check_http1(data)

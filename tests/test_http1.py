@@ -171,6 +171,7 @@ def one_error(data: bytes, **options: Any) -> Any:
         (b"POST /mcp HTTP/2.0\r\nHost: x\r\n\r\n", 505),
         (b"POST /mcp HTTP/1.1\r\n\r\n", 400),  # no Host (RFC 9112 3.2)
         (b"POST /mcp HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400),
+        (b"GET /mcp HTTP/1.0\r\nHost: a\r\nHost: a\r\n\r\n", 400),  # any request (RFC 9112 3.2)
         (b"POST /mcp HTTP/1.1\r\nHost: x\r\n folded\r\n\r\n", 400),  # obs-fold
         (b"POST /mcp HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n", 400),
         (b"POST /mcp HTTP/1.1\r\nHost: x\r\nX: a\x01b\r\n\r\n", 400),
@@ -209,6 +210,113 @@ def one_error(data: bytes, **options: Any) -> Any:
 def test_unreadable_requests_get_their_status(data: bytes, status: int) -> None:
     event = one_error(data)
     assert isinstance(event, WireError) and event.status == status, event
+
+
+CHUNKED_HEAD = b"POST /mcp HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+SMUGGLED = b"GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        pytest.param(b"5\nhello\r\n0\r\n\r\n", id="bare-LF-ends-chunk-size"),
+        pytest.param(b"5\r\nhello\n0\r\n\r\n", id="bare-LF-after-chunk-data"),
+        pytest.param(b"5\r\nhello\r\n0\n\n", id="bare-LF-ends-last-chunk-and-trailers"),
+        pytest.param(b"5\r\nhello\r\n0\n\r\n", id="last-chunk-LF-then-CRLF"),
+        pytest.param(b"5 ; a\r\nhello\r\n0\r\n\r\n", id="space-before-extension"),
+        pytest.param(b"5;a\nb\r\nhello\r\n0\r\n\r\n", id="bare-LF-in-extension"),
+        pytest.param(b"5\t;a\r\nhello\r\n0\r\n\r\n", id="tab-before-extension"),
+        pytest.param(b"5\r\nhello\r\n0\r\nx: 1\n\r\n", id="bare-LF-ends-trailer-field"),
+        pytest.param(b"5\r\nhello\r\r\n0\r\n\r\n", id="CR-CRLF-after-chunk-data"),
+        pytest.param(b"5 \r\nhello\r\n0\r\n\r\n", id="space-after-chunk-size"),
+        pytest.param(b"5;\r\nhello\r\n0\r\n\r\n", id="empty-extension"),
+        pytest.param(b"0x5\r\nhello\r\n0\r\n\r\n", id="0x-chunk-size"),
+        pytest.param(b"0" * 17 + b"5\r\nhello\r\n0\r\n\r\n", id="18-digit-chunk-size"),
+        pytest.param(b"5;a=" + b"x" * 2000 + b"\r\nhello\r\n0\r\n\r\n", id="2-KB-extension"),
+        # RFC 9110 6.5.1: framing is no trailer's business; h11 checks the value, llhttp refuses
+        pytest.param(b"5\r\nhello\r\n0\r\nContent-Length:: 5\r\n\r\n", id="length-trailer"),
+        pytest.param(b"5\r\nhello\r\n0\r\ntransfer-encoding: x\r\n\r\n", id="coding-trailer"),
+    ],
+)
+def test_chunked_framing_is_exactly_rfc_9112_7_1_or_400_and_closed(body: bytes) -> None:
+    """A chunked body takes CRLF only, 1-16 hex digits and strict extensions (RFC 9112 7.1).
+
+    Each case once let our reader accept what h11 and llhttp both refuse, or see a
+    second request in the same bytes: the shape of request smuggling behind a proxy
+    that frames otherwise.  Cut anywhere, the answer is one ``400`` and nothing more
+    is read: the request hidden after it is never seen.
+    """
+    data = CHUNKED_HEAD + body + SMUGGLED
+    for pieces in ([data], [bytes([b]) for b in data]):
+        wire = ServerWire()
+        events: list[Any] = []
+        for piece in pieces:
+            wire.receive_data(piece)
+            while (event := wire.next_event()) is not None:
+                events.append(event)
+                if isinstance(event, WireError):
+                    break
+        assert isinstance(events[0], RequestHead)
+        assert END not in events and PAUSED not in events
+        assert isinstance(events[-1], WireError) and events[-1].status == 400, events[-1]
+        assert sum(isinstance(e, RequestHead) for e in events) == 1  # never /smuggled
+        wire.receive_data(SMUGGLED)
+        assert wire.next_event() is None  # the connection reads nothing more
+        wire.respond(400, [("connection", "close"), ("content-length", "0")])
+        wire.end()
+        assert wire.must_close
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"5\r\nhello\r\n0\r\n\r\n",
+        b"5; a\r\nhello\r\n0\r\n\r\n",  # BWS after ";" and around "=" (RFC 9112 7.1.1)
+        b"5;a = b\r\nhello\r\n0\r\n\r\n",
+        b'5;a="x;\\"y";b\r\nhello\r\n0;last\r\n\r\n',
+        b"0000000000000005\r\nhello\r\n000\r\nx-t: 1\r\ny-t:\r\n\r\n",
+    ],
+)
+def test_valid_chunked_framing_is_read(body: bytes) -> None:
+    wire = ServerWire()
+    wire.receive_data(CHUNKED_HEAD + body)
+    events = []
+    while (event := wire.next_event()) is not PAUSED:
+        assert event is not None and not isinstance(event, WireError), event
+        events.append(event)
+    assert b"".join(e for e in events if isinstance(e, bytes)) == b"hello"
+
+
+def test_a_request_line_over_the_bound_is_414_and_a_head_431() -> None:
+    """RFC 9112 3: a request-target longer than the server parses MUST get 414."""
+    line = b"GET /" + b"a" * 70000 + b" HTTP/1.1\r\nHost: x\r\n\r\n"
+    for data in (line, line[:66000]):
+        event = one_error(data)
+        assert isinstance(event, WireError) and event.status == 414, event
+    event = one_error(b"GET / HTTP/1.1\r\nHost: x\r\nX: " + b"a" * 70000 + b"\r\n\r\n")
+    assert isinstance(event, WireError) and event.status == 431, event
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"\n\nOST / HTTP/1.1\r\nHost: x\r\n\r\n",  # h11 refuses the LF, llhttp the method
+        b"\r\rGET / HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"\r\n" * 40_000,  # bounded: no waiting for a request line forever
+    ],
+)
+def test_an_empty_line_before_a_request_line_is_400_however_cut(data: bytes) -> None:
+    """RFC 9112 2.2 lets a server skip it; h11 refuses it, and so do we: skipping it read
+    requests that h11 refused for it and llhttp for another reason (differential test)."""
+    first = b"GET /first HTTP/1.1\r\nHost: x\r\n\r\n"
+    for prefix in (b"", first):
+        whole = read_with_wire([prefix + data, b""])
+        bytewise = read_with_wire([bytes([b]) for b in prefix + data])
+        assert whole == bytewise
+        mine, (error,) = whole
+        assert len(mine) == len(prefix) // len(first)
+        assert isinstance(error, WireError) and error.status == 400, error
 
 
 def test_after_an_error_nothing_more_is_read_and_the_connection_closes() -> None:

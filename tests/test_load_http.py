@@ -15,12 +15,13 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import h11
 import pytest
 
-from tests.test_adapter_http import address, raw_post  # noqa: F401 - the server fixture
+from tests.test_adapter_http import address, raw_post, running  # noqa: F401 - the fixture
 
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -81,7 +82,16 @@ async def exchange(at: tuple[str, int], data: bytes, *, until_messages: int = 1)
         writer.close()
 
 
-def test_200_concurrent_clients_calls_and_listens(address: tuple[str, int]) -> None:  # noqa: F811
+@pytest.fixture(params=["sync", "asyncio", "trio"])
+def many_listens(request: pytest.FixtureRequest) -> Iterator[tuple[str, int]]:
+    """A server that lets one peer address hold 50 listens (these clients all share one)."""
+    with running(request.param, max_listens_per_client=50) as at:
+        yield at
+
+
+def test_200_concurrent_clients_calls_and_listens(many_listens: tuple[str, int]) -> None:
+    at = many_listens
+
     async def main() -> None:
         async def call(i: int) -> None:
             region = f"r-{i}"
@@ -91,14 +101,14 @@ def test_200_concurrent_clients_calls_and_listens(address: tuple[str, int]) -> N
                 {"name": "test_x_mcp_header", "arguments": {"region": region}},
                 {"mcp-name": "test_x_mcp_header", "mcp-param-region": region},
             )
-            (answer,) = await exchange(address, data)
+            (answer,) = await exchange(at, data)
             assert answer["id"] == i, answer
             assert answer["result"]["content"][0]["text"] == f"region: {region}", answer
 
         async def listen(i: int, opened: asyncio.Event, ready: list[int]) -> None:
             flt = {"notifications": {"toolsListChanged": True}}
             task = asyncio.create_task(
-                exchange(address, post_bytes(i, "subscriptions/listen", flt, {}), until_messages=2)
+                exchange(at, post_bytes(i, "subscriptions/listen", flt, {}), until_messages=2)
             )
             ready.append(i)
             if len(ready) == 50:
@@ -118,7 +128,7 @@ def test_200_concurrent_clients_calls_and_listens(address: tuple[str, int]) -> N
             b"mcp-method: tools/call",
             b"mcp-method: tools/call\r\nmcp-name: test_trigger_tool_change",
         )
-        (done,) = await exchange(address, trigger)
+        (done,) = await exchange(at, trigger)
         assert "result" in done, done
         await asyncio.wait_for(asyncio.gather(*listens), 20)
 

@@ -9,6 +9,11 @@ keep-alive comment when it has been quiet for ``keepalive_interval`` seconds;
 change notifications reach it through :meth:`Server.notify_changed` and a writer task
 of its own, which closes the connection when a write takes over ``fanout_timeout``
 seconds or the listen falls ``fanout_queue`` notifications behind (after its result).
+
+Listens and buffered bodies draw on the budgets the connections share
+(:mod:`mcp_proto._http_limits`).  A connection that closes after its last response
+closes lingeringly (``LINGER_TIME``, ``LINGER_BYTES``), once the listen's writer
+has stopped.
 """
 
 from __future__ import annotations
@@ -16,13 +21,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._app import ClientClock, RequestContext, default_answer
+from mcp_proto._app import (
+    LINGER_BYTES,
+    LINGER_TIME,
+    ClientClock,
+    RequestContext,
+    default_answer,
+)
 from mcp_proto._fanout import listen_end, peer_of, write_timed_out
+from mcp_proto._http_limits import BodyBudget, ListenBudget
 from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
 
 from ._server import Changes, Context, Server, run_handler
@@ -42,6 +54,7 @@ async def serve_http(
 ) -> None:
     http = HTTPServer(connection=server.connection, **http_options)
     template = server.connection()
+    budgets = server.budgets()
 
     slots = asyncio.Semaphore(server.max_connections)
     links: set[asyncio.Task[Any]] = set()
@@ -55,7 +68,7 @@ async def serve_http(
         links.add(task)
         try:
             async with slots:
-                await _Link(server, http, template, reader, writer).run()
+                await _Link(server, http, template, reader, writer, budgets=budgets).run()
         finally:
             links.discard(task)
 
@@ -82,9 +95,15 @@ class _Link:
         template: m.ServerConnection,
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
+        *,
+        budgets: tuple[ListenBudget, BodyBudget],
     ) -> None:
         self.server = server
-        self.conn = HTTPServerConnection(http)
+        self.listens, bodies = budgets
+        self.conn = HTTPServerConnection(http, budget=bodies)
+        peer = writer.get_extra_info("peername")
+        self.peer = str(peer[0]) if isinstance(peer, tuple) else str(peer)
+        self.client: Hashable = None  # who holds the open listen, once there is one
         self.template = template  # the configuration, for answers that need no handler
         self.reader = reader
         self.writer = writer
@@ -104,6 +123,9 @@ class _Link:
         try:
             while await self._step():
                 pass
+            self._end_listen()  # no notification may follow the write side's shutdown
+            if self.conn.must_close:  # the last response is written: let the client read it
+                await self._linger()
         except OSError:
             pass  # the client went away
         finally:
@@ -111,6 +133,17 @@ class _Link:
             if self.task is not None:
                 self.task.cancel()
             self.writer.close()
+            self.conn.close()  # gives back its body budget
+
+    async def _linger(self) -> None:
+        """Shut the write side, then read and drop what the client still sends (bounded)."""
+        if self.writer.can_write_eof():
+            self.writer.write_eof()
+        left = LINGER_BYTES
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(LINGER_TIME):
+                while left > 0 and (data := await self.reader.read(min(_CHUNK, left))):
+                    left -= len(data)
 
     async def _step(self) -> bool:
         event = self.conn.next_event()
@@ -130,6 +163,7 @@ class _Link:
             self.conn.receive_data(data)
             return True
         if isinstance(event, Reply):
+            self.clock.request_arrived()  # a whole exchange, as a request is (idle clock)
             await self.emit(event)
             return not self.conn.must_close
         if isinstance(event, m.Request):
@@ -150,16 +184,34 @@ class _Link:
 
     async def _dispatch(self, request: m.Request) -> None:
         if self.server.handlers.find(request.method) is None:
+            listen = request.method == "subscriptions/listen"
+            if listen:
+                client = self.conn.client(self.peer)
+                refusal = self.listens.admit(request.id, client)
+                if refusal is not None:
+                    await self.emit(refusal)  # over its budget (429) or the server's (503)
+                    return
+                self.listening, self.client = True, client  # given back by _end_listen
             await self.emit(default_answer(self.template, request))
-            if request.method == "subscriptions/listen":
-                self.listening = True
-                self.changes = Changes(self.server, f"listen {request.id!r} of {self.peer()}")
+            if listen:
+                who = f"listen {request.id!r} of {self.peer_name()}"
+                self.changes = Changes(self.server, who)
                 loop = asyncio.get_running_loop()
                 self.writing = loop.create_task(self._write_changes(request.id))
                 self.server._sessions.add(self)  # reached by notify_changed from now on
             return
         ctx = Context(RequestContext(request), self)
         self.task = asyncio.get_running_loop().create_task(self._handle(ctx))
+
+    def _end_listen(self) -> None:
+        """The listen is over, however it ended: out of the fan-out, its budget given
+        back (once: ``listening`` guards it), its writer stopped.  Idempotent."""
+        self.server._sessions.discard(self)
+        if self.listening:
+            self.listening = False
+            self.listens.release(self.client)
+        if self.writing is not None and self.writing is not asyncio.current_task():
+            self.writing.cancel()
 
     async def _handle(self, ctx: Context) -> None:
         try:
@@ -169,13 +221,7 @@ class _Link:
             if self.task is asyncio.current_task():
                 self.task = None
 
-    def _end_listen(self) -> None:
-        self.listening = False
-        self.server._sessions.discard(self)
-        if self.writing is not None and self.writing is not asyncio.current_task():
-            self.writing.cancel()
-
-    def peer(self) -> str:
+    def peer_name(self) -> str:
         return peer_of(self.writer.get_extra_info("socket"))
 
     async def _write_changes(self, listen: t.RequestId) -> None:
@@ -198,7 +244,7 @@ class _Link:
                 transport.close()  # after what is still buffered
                 await self.writer.wait_closed()
         except TimeoutError:
-            write_timed_out(self.peer(), timeout)
+            write_timed_out(self.peer_name(), timeout)
         except OSError:
             pass  # the client went away: the reader sees the end
         finally:

@@ -10,6 +10,11 @@ seconds; change notifications reach it through :meth:`Server.notify_changed`, wh
 writes what the socket takes at once and leaves the rest to a thread of the listen's
 own; that thread closes the connection when a write takes over ``fanout_timeout``
 seconds or the listen falls ``fanout_queue`` notifications behind (after its result).
+
+The listen and body budgets (:mod:`mcp_proto._http_limits`) are shared by the connection
+threads, so they are used here through subclasses that take a lock.  A connection that
+closes after its last response closes lingeringly (``LINGER_TIME``, ``LINGER_BYTES``),
+once its listen has ended and nothing more of it is written.
 """
 
 from __future__ import annotations
@@ -20,13 +25,20 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._app import ClientClock, RequestContext, default_answer
+from mcp_proto._app import (
+    LINGER_BYTES,
+    LINGER_TIME,
+    ClientClock,
+    RequestContext,
+    default_answer,
+)
 from mcp_proto._fanout import Outbox, listen_end, peer_of, write_timed_out
+from mcp_proto._http_limits import BodyBudget, ListenBudget
 from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
 
 from ._server import Context, Server, _Workers, run_handler
@@ -47,6 +59,7 @@ def serve_http(
 ) -> None:
     http = HTTPServer(connection=server.connection, **http_options)
     template = server.connection()
+    budgets = server.budgets(_LockedListens, _LockedBodies)
     listener = socket.create_server((host, port))
     pool = _Workers(server.max_workers)
     with listener:
@@ -60,11 +73,11 @@ def serve_http(
                 if not slots.acquire(timeout=0.25):
                     continue  # at capacity: leave new connections in the backlog
                 try:
-                    sock, _ = listener.accept()
+                    sock, peer = listener.accept()
                 except OSError:  # a timeout to look at ``stop``, or EMFILE, ECONNABORTED...
                     slots.release()
                     continue
-                link = _Link(server, http, template, sock, pool)
+                link = _Link(server, http, template, sock, pool, budgets=budgets, peer=peer[0])
                 links.add(link)
                 threading.Thread(target=link.run, args=(slots, links), daemon=True).start()
         finally:  # stopping the server ends its connections too, as on trio
@@ -73,8 +86,36 @@ def serve_http(
             pool.close()  # the handlers of those connections were cancelled: they end
 
 
+class _LockedListens(ListenBudget):
+    def __init__(self, total: int, per_client: int) -> None:
+        super().__init__(total, per_client)
+        self._lock = threading.Lock()
+
+    def admit(self, id: m.types.RequestId, client: Hashable) -> Reply | None:
+        with self._lock:
+            return super().admit(id, client)
+
+    def release(self, client: Hashable) -> None:
+        with self._lock:
+            super().release(client)
+
+
+class _LockedBodies(BodyBudget):
+    def __init__(self, total: int, allowance: int) -> None:
+        super().__init__(total, allowance)
+        self._lock = threading.Lock()
+
+    def reserve(self, n: int) -> bool:
+        with self._lock:
+            return super().reserve(n)
+
+    def release(self, n: int) -> None:
+        with self._lock:
+            super().release(n)
+
+
 class _Link:
-    """One TCP connection: its h11 state, its socket, the request it is running."""
+    """One TCP connection: its HTTP state, its socket, the request it is running."""
 
     def __init__(
         self,
@@ -83,9 +124,15 @@ class _Link:
         template: m.ServerConnection,
         sock: socket.socket,
         pool: _Workers,
+        *,
+        budgets: tuple[ListenBudget, BodyBudget],
+        peer: str,
     ) -> None:
         self.server = server
-        self.conn = HTTPServerConnection(http)
+        self.listens, bodies = budgets
+        self.conn = HTTPServerConnection(http, budget=bodies)
+        self.peer = peer
+        self.client: Hashable = None  # who holds the open listen, once there is one
         self.template = template  # the configuration, for answers that need no handler
         self.sock = sock
         self.pool = pool
@@ -107,7 +154,7 @@ class _Link:
             if data:
                 self.sock.sendall(data)
 
-    def peer(self) -> str:
+    def peer_name(self) -> str:
         return peer_of(self.sock)
 
     def offer(self, event: m.Notification, *, own: bool = False) -> None:
@@ -144,7 +191,9 @@ class _Link:
         ended = False
         while True:
             with self.lock:
-                assert self.outbox is not None
+                if self.outbox is None:  # the listen ended: whoever ended it closes
+                    self.flushing = False
+                    return
                 if not self.pending:
                     if ended:
                         break
@@ -164,21 +213,26 @@ class _Link:
                 left = deadline - time.monotonic()
                 assert self.out is not None
                 if left <= 0 or not _writable(self.out, left):
-                    write_timed_out(self.peer(), timeout)
+                    write_timed_out(self.peer_name(), timeout)
                     break
                 sent = self.out.send(data)
             except BlockingIOError:
                 sent = 0
             except (OSError, ValueError):
-                break  # gone
+                sent = -1  # gone, or the write side shut by a lingering close
             with self.lock:
-                self.pending = self.pending[sent:]
+                if sent < 0 and self.outbox is not None:
+                    break
+                self.pending = self.pending[max(sent, 0) :]
         self.close()
 
     def run(self, slots: threading.BoundedSemaphore, links: set[_Link]) -> None:
         try:
             while self._step():
                 pass
+            self._end_listen()  # no notification may follow the write side's shutdown
+            if self.conn.must_close:  # the last response is written: let the client read it
+                self._linger()
         except (OSError, RuntimeError):  # RuntimeError: the pool was shut down (server stop)
             pass
         finally:
@@ -196,6 +250,20 @@ class _Link:
         self.sock.close()
         if self.out is not None:
             self.out.close()
+        with self.lock:
+            self.conn.close()  # gives back its body budget
+
+    def _linger(self) -> None:
+        """Shut the write side, then read and drop what the client still sends (bounded)."""
+        self.sock.shutdown(socket.SHUT_WR)
+        deadline = time.monotonic() + LINGER_TIME
+        left = LINGER_BYTES
+        while left > 0 and (wait := deadline - time.monotonic()) > 0:
+            self.sock.settimeout(wait)
+            data = self.sock.recv(min(_CHUNK, left))  # a timeout ends it as OSError
+            if not data:
+                return
+            left -= len(data)
 
     def _step(self) -> bool:
         with self.lock:
@@ -218,6 +286,7 @@ class _Link:
                 self.conn.receive_data(data)
             return True
         if isinstance(event, Reply):
+            self.clock.request_arrived()  # a whole exchange, as a request is (idle clock)
             self.emit(event)
             return not self.conn.must_close
         if isinstance(event, m.Request):
@@ -238,14 +307,21 @@ class _Link:
 
     def _dispatch(self, request: m.Request) -> None:
         if self.server.handlers.find(request.method) is None:
+            listen = request.method == "subscriptions/listen"
+            if listen:
+                client = self.conn.client(self.peer)
+                refusal = self.listens.admit(request.id, client)
+                if refusal is not None:
+                    self.emit(refusal)  # over its budget (429) or the server's (503), closed
+                    return
+                self.listening, self.client = True, client  # given back by _end_listen
             self.emit(default_answer(self.template, request))
-            if request.method == "subscriptions/listen":
-                self.listening = True
+            if listen:
                 self.listen = request.id
                 self.out = self.sock.dup()
                 self.out.setblocking(False)
                 self.outbox = Outbox(
-                    self.server.fanout_queue, f"listen {request.id!r} of {self.peer()}"
+                    self.server.fanout_queue, f"listen {request.id!r} of {self.peer_name()}"
                 )
                 with self.server._lock:
                     self.server._sessions.add(self)  # reached by notify_changed from now on
@@ -266,9 +342,15 @@ class _Link:
                 self.ctx = None
 
     def _end_listen(self) -> None:
-        self.listening = False
+        """The listen is over, however it ended: out of the fan-out, its budget given back
+        (once: the swap of ``listening`` guards it), its writer stopped.  Idempotent."""
         with self.server._lock:
             self.server._sessions.discard(self)
+            listening, self.listening = self.listening, False
+        with self.lock:
+            self.outbox = None  # offer drops from now on, and the flusher thread stops
+        if listening:
+            self.listens.release(self.client)
 
 
 def _writable(sock: socket.socket, timeout: float) -> bool:

@@ -13,12 +13,18 @@ its connection, which sends a keep-alive comment when it has been quiet for
 :meth:`Server.notify_changed` and a writer task of its own, which closes the connection
 when a write takes over ``fanout_timeout`` seconds or the listen falls ``fanout_queue``
 notifications behind (after its result).
+
+Listens and buffered bodies draw on the budgets the connections share
+(:mod:`mcp_proto._http_limits`).  A connection that closes after its last response
+closes lingeringly (``LINGER_TIME``, ``LINGER_BYTES``), once the listen's writer
+has stopped.
 """
 
 from __future__ import annotations
 
 import math
 import socket
+from collections.abc import Hashable
 from functools import partial
 from typing import Any
 
@@ -27,8 +33,15 @@ import trio
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._app import ClientClock, RequestContext, default_answer
+from mcp_proto._app import (
+    LINGER_BYTES,
+    LINGER_TIME,
+    ClientClock,
+    RequestContext,
+    default_answer,
+)
 from mcp_proto._fanout import listen_end, peer_of, write_timed_out
+from mcp_proto._http_limits import BodyBudget, ListenBudget
 from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
 
 from ._server import Changes, Context, Server, run_handler
@@ -48,6 +61,7 @@ async def serve_http(
 ) -> None:
     http = HTTPServer(connection=server.connection, **http_options)
     template = server.connection()
+    budgets = server.budgets()
 
     slots = trio.Semaphore(server.max_connections)
     family, kind, proto, _, address = socket.getaddrinfo(
@@ -64,7 +78,7 @@ async def serve_http(
             while True:
                 await trio.lowlevel.wait_readable(listener)
                 try:
-                    sock, _ = listener.accept()
+                    sock, peer = listener.accept()
                 except (BlockingIOError, InterruptedError, ConnectionAbortedError):
                     continue
                 sock.setblocking(False)
@@ -72,7 +86,8 @@ async def serve_http(
                 if slots.value == 0:
                     sock.close()  # at capacity: refuse the connection rather than grow
                     continue
-                nursery.start_soon(_serve_one, slots, _Link(server, http, template, sock))
+                link = _Link(server, http, template, sock, budgets=budgets, peer=peer[0])
+                nursery.start_soon(_serve_one, slots, link)
     finally:
         trio.lowlevel.notify_closing(listener)
         listener.close()
@@ -87,16 +102,27 @@ class _Link:
     """One TCP connection: its HTTP state, its socket, the request it is running."""
 
     def __init__(
-        self, server: Server, http: HTTPServer, template: m.ServerConnection, sock: socket.socket
+        self,
+        server: Server,
+        http: HTTPServer,
+        template: m.ServerConnection,
+        sock: socket.socket,
+        *,
+        budgets: tuple[ListenBudget, BodyBudget],
+        peer: str,
     ) -> None:
         self.server = server
-        self.conn = HTTPServerConnection(http)
+        self.listens, bodies = budgets
+        self.conn = HTTPServerConnection(http, budget=bodies)
+        self.peer = peer
+        self.client: Hashable = None  # who holds the open listen, once there is one
         self.template = template  # the configuration, for answers that need no handler
         self.sock = sock
         self.send_lock = trio.Lock()  # held only by a send that has to wait for the socket
         self.ctx: Context | None = None
         self.listening = False
         self.changes: Changes | None = None  # while a listen is open
+        self.writing: trio.CancelScope | None = None  # its writer's scope
         self.clock = ClientClock(trio.current_time())  # slowloris: how long the client may take
         self.timer = trio.CancelScope()  # the deadline of the current wait for the client
         self.renew = False  # the timer went off as bytes came: use a new one
@@ -188,14 +214,36 @@ class _Link:
                             keepalive = self.conn.keepalive()  # b"" unless a stream is open
                             if keepalive:
                                 await self.send(keepalive)
+                    self._end_listen()  # no notification may follow the write side's shutdown
+                    if self.conn.must_close:  # the last response is written: let it be read
+                        await self._linger()
                 finally:
                     nursery.cancel_scope.cancel()
         except* (trio.BrokenResourceError, trio.ClosedResourceError):
             pass  # the client went away (a reset included); raised in the nursery: a group
         finally:
-            self.server._sessions.discard(self)
+            self._end_listen()
             trio.lowlevel.notify_closing(self.sock)
             self.sock.close()
+            self.conn.close()  # gives back its body budget
+
+    async def _linger(self) -> None:
+        """Shut the write side, then read and drop what the client still sends (bounded)."""
+        left = LINGER_BYTES
+        with trio.move_on_after(LINGER_TIME):
+            try:
+                self.sock.shutdown(socket.SHUT_WR)
+                while left > 0:
+                    try:
+                        data = self.sock.recv(min(_CHUNK, left))
+                    except BlockingIOError:
+                        await trio.lowlevel.wait_readable(self.sock)
+                        continue
+                    if not data:
+                        return
+                    left -= len(data)
+            except OSError:
+                return  # reset: nothing left to read
 
     async def _worker(self) -> None:
         """Runs this connection's handlers, parked in between (HTTP/1.1: one at a time).
@@ -226,14 +274,14 @@ class _Link:
             self.conn.receive_data(await self.receive(wait))
             return True
         if isinstance(event, Reply):
+            self.clock.request_arrived()  # a whole exchange, as a request is (idle clock)
             await self.emit(event)
             return not self.conn.must_close
         if isinstance(event, m.Request):
             self.clock.request_arrived()
             await self._dispatch(event, nursery)
         elif isinstance(event, m.Cancelled):  # the client closed the response (HTTP-SSE-5)
-            self.listening = False
-            self.server._sessions.discard(self)
+            self._end_listen()
             if self.ctx is not None:
                 self.ctx._cancel()
         elif isinstance(event, m.ConnectionClosed):
@@ -247,11 +295,20 @@ class _Link:
 
     async def _dispatch(self, request: m.Request, nursery: trio.Nursery) -> None:
         if self.server.handlers.find(request.method) is None:
+            listen = request.method == "subscriptions/listen"
+            if listen:
+                client = self.conn.client(self.peer)
+                refusal = self.listens.admit(request.id, client)
+                if refusal is not None:
+                    await self.emit(refusal)  # over its budget (429) or the server's (503)
+                    return
+                self.listening, self.client = True, client  # given back by _end_listen
             await self.emit(default_answer(self.template, request))
-            if request.method == "subscriptions/listen":
-                self.listening = True
-                self.changes = Changes(self.server, f"listen {request.id!r} of {self.peer()}")
-                nursery.start_soon(self._write_changes, request.id, nursery.cancel_scope)
+            if listen:
+                who = f"listen {request.id!r} of {self.peer_name()}"
+                self.changes = Changes(self.server, who)
+                self.writing = scope = trio.CancelScope()  # cancelled by _end_listen
+                nursery.start_soon(self._write_changes, request.id, scope, nursery.cancel_scope)
                 self.server._sessions.add(self)  # reached by notify_changed from now on
             return
         self.ctx = ctx = Context(RequestContext(request), self)
@@ -260,6 +317,16 @@ class _Link:
             trio.lowlevel.reschedule(worker, outcome.Value(ctx))
         else:
             nursery.start_soon(self._handle, ctx)
+
+    def _end_listen(self) -> None:
+        """The listen is over, however it ended: out of the fan-out, its budget given
+        back (once: ``listening`` guards it), its writer stopped.  Idempotent."""
+        self.server._sessions.discard(self)
+        if self.listening:
+            self.listening = False
+            self.listens.release(self.client)
+        if self.writing is not None:
+            self.writing.cancel()
 
     async def _handle(self, ctx: Context, *, scoped: bool = True) -> None:
         try:
@@ -272,25 +339,29 @@ class _Link:
             if self.ctx is ctx:
                 self.ctx = None
 
-    def peer(self) -> str:
+    def peer_name(self) -> str:
         return peer_of(self.sock)
 
-    async def _write_changes(self, listen: t.RequestId, link: trio.CancelScope) -> None:
+    async def _write_changes(
+        self, listen: t.RequestId, scope: trio.CancelScope, link: trio.CancelScope
+    ) -> None:
         """Writes the listen's change notifications, each within ``fanout_timeout`` seconds.
 
         A listen that fell behind is ended with its result (SUB-12), written within
         the same time; then, or when a write took longer, the connection is closed
-        (``link`` is the scope of the connection's tasks).
+        (``link`` is the scope of the connection's tasks).  Runs in ``scope``, which
+        :meth:`_end_listen` cancels: then it writes nothing more and closes nothing.
         """
         assert self.changes is not None
         timeout = self.server.fanout_timeout
-        with trio.CancelScope() as deadline:
-            while (event := await self.changes.next()) is not None:
+        with scope:
+            with trio.CancelScope() as deadline:
+                while (event := await self.changes.next()) is not None:
+                    deadline.deadline = trio.current_time() + timeout
+                    await self.emit(event)
+                    deadline.deadline = math.inf
                 deadline.deadline = trio.current_time() + timeout
-                await self.emit(event)
-                deadline.deadline = math.inf
-            deadline.deadline = trio.current_time() + timeout
-            await self.emit(listen_end(listen))
-        if deadline.cancelled_caught:
-            write_timed_out(self.peer(), timeout)
-        link.cancel()  # the connection ends: run() closes the socket
+                await self.emit(listen_end(listen))
+            if deadline.cancelled_caught:
+                write_timed_out(self.peer_name(), timeout)
+            link.cancel()  # the connection ends: run() closes the socket
