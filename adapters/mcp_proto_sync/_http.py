@@ -148,9 +148,16 @@ class _Link:
         self.flushing = False  # a flusher thread owns the socket's output
         self.clock = ClientClock(time.monotonic())  # slowloris: how long the client may take
 
-    def emit(self, event: Any) -> None:
+    def emit(self, event: Any, *, subscribe: bool = False) -> None:
+        """Write ``event``; ``subscribe``: a listen's acknowledgement, after which this link
+        is reached by ``notify_changed`` -- from before its bytes are written, since the
+        client may cause a change the moment it reads them (this thread may not run again
+        before that change is fanned out)."""
         with self.lock:
             data = self.conn.send(event)
+            if subscribe:
+                with self.server._lock:
+                    self.server._sessions.add(self)  # offer waits for self.lock: after the ack
             if data:
                 self.sock.sendall(data)
 
@@ -315,16 +322,13 @@ class _Link:
                     self.emit(refusal)  # over its budget (429) or the server's (503), closed
                     return
                 self.listening, self.client = True, client  # given back by _end_listen
-            self.emit(default_answer(self.template, request))
-            if listen:
                 self.listen = request.id
                 self.out = self.sock.dup()
                 self.out.setblocking(False)
                 self.outbox = Outbox(
                     self.server.fanout_queue, f"listen {request.id!r} of {self.peer_name()}"
                 )
-                with self.server._lock:
-                    self.server._sessions.add(self)  # reached by notify_changed from now on
+            self.emit(default_answer(self.template, request), subscribe=listen)
             return
 
         self.ctx = Context(RequestContext(request), self)
