@@ -26,6 +26,7 @@ from ._errors import (
     LocalProtocolError,
 )
 from ._events import ErrorResponse, Notification, Request, Result
+from ._fanout import FANOUT_QUEUE, FANOUT_TIMEOUT
 from ._http_limits import (
     DEFAULT_BODY_ALLOWANCE,
     DEFAULT_BODY_BUDGET,
@@ -38,6 +39,8 @@ from ._server import ServerConnection
 from ._server_rules import LOG_LEVELS
 
 __all__ = [
+    "AsyncServerSettings",
+    "FANOUT_QUEUE",
     "FANOUT_TIMEOUT",
     "LINGER_BYTES",
     "LINGER_TIME",
@@ -65,8 +68,6 @@ SEND_REFUSED = (LocalProtocolError, EncodeError)
 #: seconds a saturated adapter waits for a request to end before it reads anyway, so that
 #: a cancellation or the end of input behind requests that wait for it is still seen
 SATURATION_PAUSE = 1.0
-#: seconds one subscriber may take to accept a change notification before it is skipped
-FANOUT_TIMEOUT = 5.0
 #: lingering close: after the last response of a connection that closes, an HTTP adapter
 #: shuts its write side and reads and drops what the client still sends, for at most
 #: LINGER_TIME seconds and LINGER_BYTES bytes, so the client reads the response instead of
@@ -215,7 +216,7 @@ class HandlerContext:
     ``request`` is the admitted request; ``cancelled`` turns true when the client
     cancels or the input ends; :meth:`input_required` builds an MRTR result.  The
     adapter adds the methods that send (``progress``, ``log``, ``notify_changed``),
-    through ``session.emit`` and ``session.server.notify_changed``.
+    through ``session.emit`` and ``session.server._fan_out``.
     """
 
     def __init__(self, core: RequestContext, session: Any) -> None:
@@ -256,8 +257,13 @@ class AsyncHandlerContext(HandlerContext):
             await self._session.emit(event)
 
     async def notify_changed(self, method: str, params: Any = None) -> None:
-        """A change notification, to every open subscription that asked for it."""
-        await self._session.server.notify_changed(method, params)
+        """A change notification, to every open subscription that asked for it.
+
+        As the server's ``notify_changed``, except that this request's own stdio
+        stream gets it at once, from this task, so before the request's answer.
+        """
+        event = Notification(method=method, params=params or t.NotificationParams())
+        await self._session.server._fan_out(event, self._session)
 
 
 def answer(
@@ -442,7 +448,10 @@ class ServerSettings(Generic[H]):
     listen, ``max_listens_per_client`` per client (peer address, or bearer token: see
     :mod:`mcp_proto._http_limits`).  ``body_allowance``: request body bytes each HTTP
     connection buffers on its own; ``body_budget``: body bytes past that all
-    connections buffer together.  Every other keyword goes to
+    connections buffer together.  ``fanout_queue``: change notifications a
+    subscriber may have waiting before it is ended (:mod:`mcp_proto._fanout`);
+    ``fanout_timeout``: seconds a write to an HTTP subscriber may take before its
+    connection is closed.  Every other keyword goes to
     :class:`~mcp_proto.ServerConnection` (``capabilities``, ``server_info``,
     limits...), one per stdio stream or per HTTP request (:meth:`connection`).
     """
@@ -459,6 +468,8 @@ class ServerSettings(Generic[H]):
         max_listens_per_client: int = DEFAULT_MAX_LISTENS_PER_CLIENT,
         body_budget: int = DEFAULT_BODY_BUDGET,
         body_allowance: int = DEFAULT_BODY_ALLOWANCE,
+        fanout_queue: int = FANOUT_QUEUE,
+        fanout_timeout: float = FANOUT_TIMEOUT,
         **connection_options: Any,
     ) -> None:
         self.handlers = handlers if isinstance(handlers, Handlers) else Handlers(handlers)
@@ -470,6 +481,8 @@ class ServerSettings(Generic[H]):
         self.max_listens_per_client = max_listens_per_client
         self.body_budget = body_budget
         self.body_allowance = body_allowance
+        self.fanout_queue = fanout_queue
+        self.fanout_timeout = fanout_timeout
         self.connection_options = connection_options
         self._template = ServerConnection(**connection_options)  # fails early on bad options
         #: stdio sessions, and HTTP connections holding an open listen: what
@@ -492,3 +505,36 @@ class ServerSettings(Generic[H]):
             listens(self.max_listens, self.max_listens_per_client),
             bodies(self.body_budget, self.body_allowance),
         )
+
+
+class AsyncServerSettings(ServerSettings[H]):
+    """:class:`ServerSettings`, and the change fan-out of the async adapters' servers.
+
+    Every stream in ``_sessions`` has ``changes`` (an :class:`~mcp_proto._fanout.AsyncChanges`
+    its writer task drains) and ``emit``; the adapter supplies :meth:`_checkpoint`.
+    """
+
+    async def notify_changed(self, method: str, params: Any = None) -> None:
+        """Fan a change notification out to every matching subscription of every stream.
+
+        It is handed to each stream's outbox, never waiting for one; each stream's
+        writer task sends it.  A stream ``fanout_queue`` notifications behind has
+        its subscriptions ended (:mod:`mcp_proto._fanout`).  Yields once, so that
+        the writers run before the caller's next change.
+        """
+        await self._fan_out(Notification(method=method, params=params or t.NotificationParams()))
+
+    async def _fan_out(self, event: Notification, own: Any = None) -> None:
+        """``notify_changed``; ``own``, a handler's stream, is written from this task if it can."""
+        sessions = list(self._sessions)
+        for session in sessions:
+            if session is not own:
+                session.changes.offer(event)
+        if own in sessions and own.changes.idle:  # nothing of its own waits before it
+            await own.emit(event)
+        elif own in sessions:
+            own.changes.offer(event)
+        await self._checkpoint()
+
+    async def _checkpoint(self) -> None:
+        raise NotImplementedError

@@ -152,6 +152,10 @@ class ServerConnection(StreamConnection):
         """Ids of the requests received and not yet answered or cancelled."""
         return tuple(self._in_flight)
 
+    def subscriptions(self) -> tuple[t.RequestId, ...]:
+        """Ids of the open ``subscriptions/listen`` requests (what a server may end, SUB-12)."""
+        return tuple(r.id for r in self._in_flight.values() if r.listen is not None)
+
     @property
     def saturated(self) -> bool:
         """True while a quarter of ``max_in_flight`` or more requests are in flight.
@@ -292,7 +296,7 @@ class ServerConnection(StreamConnection):
             self._rules.by_token.pop(record.progress_token, None)
 
     def _on_close(self) -> ConnectionClosed:
-        subs = tuple(r.id for r in self._in_flight.values() if r.listen is not None)
+        subs = self.subscriptions()
         rest = tuple(r.id for r in self._in_flight.values() if r.listen is None)
         return ConnectionClosed(in_flight=rest, subscriptions=subs)
 

@@ -266,8 +266,11 @@ def test_listen_gets_a_change_from_another_connection(address: tuple[str, int]) 
     assert ack["method"] == "notifications/subscriptions/acknowledged"
     other = http.client.HTTPConnection(*address, timeout=10)
     assert call(other, "tools/call", {"name": "test_trigger_tool_change"}, id=9).status == 200
-    while (note := reader.event()) is None:
-        pass  # keep-alive comments while waiting (keepalive_interval=0.5)
+    for _ in range(40):  # keep-alive comments while waiting (keepalive_interval=0.5): 20 s
+        if (note := reader.event()) is not None:
+            break
+    else:
+        raise AssertionError("the change never reached the listen")
     assert note["method"] == "notifications/tools/list_changed"
     assert note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == 1
     listener.close()

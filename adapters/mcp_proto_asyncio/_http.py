@@ -6,11 +6,14 @@ its own task while the connection keeps reading, so a client that closes the
 response is seen at once and cancels the handler (CANCEL-04, HTTP-SSE-5).  A listen
 with no handler is acknowledged and stays open on its connection, which sends a
 keep-alive comment when it has been quiet for ``keepalive_interval`` seconds;
-change notifications reach it through :meth:`Server.notify_changed`.
+change notifications reach it through :meth:`Server.notify_changed` and a writer task
+of its own, which closes the connection when a write takes over ``fanout_timeout``
+seconds or the listen falls ``fanout_queue`` notifications behind (after its result).
 
 Listens and buffered bodies draw on the budgets the connections share
 (:mod:`mcp_proto._http_limits`).  A connection that closes after its last response
-closes lingeringly (``LINGER_TIME``, ``LINGER_BYTES``).
+closes lingeringly (``LINGER_TIME``, ``LINGER_BYTES``), once the listen's writer
+has stopped.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 import mcp_proto as m
+from mcp_proto import types as t
 from mcp_proto._app import (
     LINGER_BYTES,
     LINGER_TIME,
@@ -29,10 +33,11 @@ from mcp_proto._app import (
     RequestContext,
     default_answer,
 )
+from mcp_proto._fanout import listen_end, peer_of, write_timed_out
 from mcp_proto._http_limits import BodyBudget, ListenBudget
 from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
 
-from ._server import Context, Server, run_handler
+from ._server import Changes, Context, Server, run_handler
 
 __all__ = ["serve_http"]
 
@@ -104,6 +109,8 @@ class _Link:
         self.writer = writer
         self.task: asyncio.Task[None] | None = None
         self.listening = False
+        self.changes: Changes | None = None  # while a listen is open
+        self.writing: asyncio.Task[None] | None = None  # its writer
         self.clock = ClientClock(time.monotonic())  # slowloris: how long the client may take
 
     async def emit(self, event: Any) -> None:
@@ -116,6 +123,7 @@ class _Link:
         try:
             while await self._step():
                 pass
+            self._end_listen()  # no notification may follow the write side's shutdown
             if self.conn.must_close:  # the last response is written: let the client read it
                 await self._linger()
         except OSError:
@@ -186,16 +194,24 @@ class _Link:
                 self.listening, self.client = True, client  # given back by _end_listen
             await self.emit(default_answer(self.template, request))
             if listen:
+                who = f"listen {request.id!r} of {self.peer_name()}"
+                self.changes = Changes(self.server, who)
+                loop = asyncio.get_running_loop()
+                self.writing = loop.create_task(self._write_changes(request.id))
                 self.server._sessions.add(self)  # reached by notify_changed from now on
             return
         ctx = Context(RequestContext(request), self)
         self.task = asyncio.get_running_loop().create_task(self._handle(ctx))
 
     def _end_listen(self) -> None:
+        """The listen is over, however it ended: out of the fan-out, its budget given
+        back (once: ``listening`` guards it), its writer stopped.  Idempotent."""
         self.server._sessions.discard(self)
         if self.listening:
             self.listening = False
             self.listens.release(self.client)
+        if self.writing is not None and self.writing is not asyncio.current_task():
+            self.writing.cancel()
 
     async def _handle(self, ctx: Context) -> None:
         try:
@@ -204,3 +220,32 @@ class _Link:
         finally:
             if self.task is asyncio.current_task():
                 self.task = None
+
+    def peer_name(self) -> str:
+        return peer_of(self.writer.get_extra_info("socket"))
+
+    async def _write_changes(self, listen: t.RequestId) -> None:
+        """Writes the listen's change notifications, each within ``fanout_timeout`` seconds.
+
+        A listen that fell behind is ended with its result (SUB-12), written within
+        the same time; then, or when a write took longer, the connection is closed.
+        """
+        assert self.changes is not None
+        transport = self.writer.transport
+        timeout = self.server.fanout_timeout
+        try:
+            async with asyncio.timeout(None) as deadline:
+                while (event := await self.changes.next()) is not None:
+                    deadline.reschedule(asyncio.get_running_loop().time() + timeout)
+                    await self.emit(event)
+                    deadline.reschedule(None)
+                deadline.reschedule(asyncio.get_running_loop().time() + timeout)
+                await self.emit(listen_end(listen))
+                transport.close()  # after what is still buffered
+                await self.writer.wait_closed()
+        except TimeoutError:
+            write_timed_out(self.peer_name(), timeout)
+        except OSError:
+            pass  # the client went away: the reader sees the end
+        finally:
+            transport.abort()  # nothing left to send, or no time left to send it

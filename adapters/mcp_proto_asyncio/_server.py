@@ -16,17 +16,17 @@ from typing import Any
 import mcp_proto as m
 from mcp_proto import types as t
 from mcp_proto._app import (
-    FANOUT_TIMEOUT,
     SATURATION_PAUSE,
     SEND_REFUSED,
     AsyncHandlerContext,
+    AsyncServerSettings,
     Handlers,
     RequestContext,
-    ServerSettings,
     answer,
     default_answer,
     internal_error,
 )
+from mcp_proto._fanout import AsyncChanges
 
 __all__ = ["Context", "Handler", "Server"]
 
@@ -40,7 +40,7 @@ class Context(AsyncHandlerContext):
     """
 
 
-class Server(ServerSettings[Handler]):
+class Server(AsyncServerSettings[Handler]):
     """Handlers ``async fn(ctx, params) -> result``, and the settings of
     :class:`mcp_proto._app.ServerSettings`; serves any number of streams.
 
@@ -110,15 +110,23 @@ class Server(ServerSettings[Handler]):
 
         await serve_http(self, host, port, ready=ready, http_options=http_options)
 
-    async def notify_changed(self, method: str, params: Any = None) -> None:
-        """Fan a change notification out to every matching subscription of every stream."""
-        event = m.Notification(method=method, params=params or t.NotificationParams())
-        for session in list(self._sessions):
-            try:
-                async with asyncio.timeout(FANOUT_TIMEOUT):  # a subscriber that stopped reading
-                    await session.emit(event)
-            except (OSError, TimeoutError):
-                pass  # gone or stalled: the others still get it; its reader sees the end
+    async def _checkpoint(self) -> None:
+        await asyncio.sleep(0)
+
+
+class Changes(AsyncChanges):
+    """A stream's change notifications: its outbox, and the event its writer task waits on."""
+
+    def __init__(self, server: Server, who: str) -> None:
+        super().__init__(server.fanout_queue, who)
+        self.waiting = asyncio.Event()
+
+    def _wake(self) -> None:
+        self.waiting.set()
+
+    async def _sleep(self) -> None:
+        self.waiting.clear()
+        await self.waiting.wait()
 
 
 class _Session:
@@ -129,6 +137,7 @@ class _Session:
         self.tasks: dict[t.RequestId, asyncio.Task[None]] = {}
         self.slots = asyncio.Semaphore(server.max_concurrency)
         self.slot_freed = asyncio.Event()
+        self.changes = Changes(server, "a stdio stream")
 
     async def emit(self, event: Any) -> None:
         data = self.conn.send(event)
@@ -136,15 +145,20 @@ class _Session:
             self.writer.write(data)
             await self.writer.drain()
 
+    async def _write_changes(self) -> None:
+        with contextlib.suppress(OSError):  # the client went away: the reader sees the end
+            await self.changes.write_stream(self.conn, self.emit)
+
     async def run(self, reader: asyncio.StreamReader) -> None:
         try:
             async with asyncio.TaskGroup() as tasks:
+                writing = tasks.create_task(self._write_changes())
                 while await self._step(reader, tasks):
                     pass
                 if self.tasks:  # the input ended: let what was received finish
                     pending = list(self.tasks.values())
                     await asyncio.wait(pending, timeout=self.server.shutdown_grace)
-                for task in self.tasks.values():
+                for task in (*self.tasks.values(), writing):
                     task.cancel()
         finally:
             self.writer.close()

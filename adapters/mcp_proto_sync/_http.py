@@ -6,16 +6,21 @@ a pool thread while the connection thread keeps reading, so a client that closes
 the response is seen at once and cancels the handler (CANCEL-04, HTTP-SSE-5).  A
 listen with no handler is acknowledged and stays open on its connection, which
 sends a keep-alive comment when it has been quiet for ``keepalive_interval``
-seconds; change notifications reach it through :meth:`Server.notify_changed`.
+seconds; change notifications reach it through :meth:`Server.notify_changed`, which
+writes what the socket takes at once and leaves the rest to a thread of the listen's
+own; that thread closes the connection when a write takes over ``fanout_timeout``
+seconds or the listen falls ``fanout_queue`` notifications behind (after its result).
 
 The listen and body budgets (:mod:`mcp_proto._http_limits`) are shared by the connection
 threads, so they are used here through subclasses that take a lock.  A connection that
-closes after its last response closes lingeringly (``LINGER_TIME``, ``LINGER_BYTES``).
+closes after its last response closes lingeringly (``LINGER_TIME``, ``LINGER_BYTES``),
+once its listen has ended and nothing more of it is written.
 """
 
 from __future__ import annotations
 
 import contextlib
+import select
 import socket
 import sys
 import threading
@@ -32,6 +37,7 @@ from mcp_proto._app import (
     RequestContext,
     default_answer,
 )
+from mcp_proto._fanout import Outbox, listen_end, peer_of, write_timed_out
 from mcp_proto._http_limits import BodyBudget, ListenBudget
 from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
 
@@ -133,22 +139,105 @@ class _Link:
         self.lock = threading.Lock()
         self.ctx: Any = None
         self.listening = False
+        self.listen: t.RequestId | None = None
+        self.outbox: Outbox[m.Notification] | None = None  # while a listen is open
+        self.pending = b""  # what the socket has not taken yet of the message being written
+        # the listen's writes: a non-blocking twin of sock, since a send on sock (in timeout
+        # mode for the reader) retries a full buffer until that timeout
+        self.out: socket.socket | None = None
+        self.flushing = False  # a flusher thread owns the socket's output
         self.clock = ClientClock(time.monotonic())  # slowloris: how long the client may take
 
-    def emit(self, event: Any) -> None:
+    def emit(self, event: Any, *, subscribe: bool = False) -> None:
+        """Write ``event``; ``subscribe``: a listen's acknowledgement, after which this link
+        is reached by ``notify_changed`` -- from before its bytes are written, since the
+        client may cause a change the moment it reads them (this thread may not run again
+        before that change is fanned out)."""
         with self.lock:
             data = self.conn.send(event)
+            if subscribe:
+                with self.server._lock:
+                    self.server._sessions.add(self)  # offer waits for self.lock: after the ack
             if data:
                 self.sock.sendall(data)
 
-    def notify_changed(self, method: str, params: Any) -> None:
-        with contextlib.suppress(OSError):  # gone: the connection thread cleans up
-            self.emit(m.Notification(method=method, params=params or t.NotificationParams()))
+    def peer_name(self) -> str:
+        return peer_of(self.sock)
+
+    def offer(self, event: m.Notification, *, own: bool = False) -> None:
+        """A change notification for the open listen: written now, or queued; never waits."""
+        with self.lock:
+            if self.outbox is None:
+                return
+            if self.flushing:  # the flusher thread writes it after what waits before it
+                self.outbox.offer(event)
+            elif not self.outbox.ending:
+                self._send_now(self.conn.send(event))
+
+    def _send_now(self, data: bytes) -> None:
+        """Write what the socket takes of ``data`` now (under ``lock``); the rest to a flusher."""
+        try:
+            sent = self.out.send(data) if data and self.out is not None else 0
+        except BlockingIOError:
+            sent = 0
+        except (OSError, ValueError):
+            return  # gone: the connection thread cleans up
+        if sent < len(data):
+            self.pending = data[sent:]
+            self.flushing = True
+            threading.Thread(target=self._flush, daemon=True).start()
+
+    def _flush(self) -> None:
+        """Writes what the socket did not take, then the listen's queued notifications.
+
+        Each message gets ``fanout_timeout`` seconds; when one takes longer, or once the
+        listen fell behind and was ended with its result (SUB-12), the connection is closed.
+        """
+        timeout = self.server.fanout_timeout
+        deadline = time.monotonic() + timeout
+        ended = False
+        while True:
+            with self.lock:
+                if self.outbox is None:  # the listen ended: whoever ended it closes
+                    self.flushing = False
+                    return
+                if not self.pending:
+                    if ended:
+                        break
+                    event: m.Notification | m.Result | None = self.outbox.pop()
+                    if event is None and not self.outbox.ending:
+                        self.flushing = False  # back to writing at once
+                        return
+                    if event is None:
+                        ended = True
+                        assert self.listen is not None
+                        event = listen_end(self.listen)
+                    self.pending = self.conn.send(event)
+                    deadline = time.monotonic() + timeout
+                    continue
+                data = self.pending
+            try:
+                left = deadline - time.monotonic()
+                assert self.out is not None
+                if left <= 0 or not _writable(self.out, left):
+                    write_timed_out(self.peer_name(), timeout)
+                    break
+                sent = self.out.send(data)
+            except BlockingIOError:
+                sent = 0
+            except (OSError, ValueError):
+                sent = -1  # gone, or the write side shut by a lingering close
+            with self.lock:
+                if sent < 0 and self.outbox is not None:
+                    break
+                self.pending = self.pending[max(sent, 0) :]
+        self.close()
 
     def run(self, slots: threading.BoundedSemaphore, links: set[_Link]) -> None:
         try:
             while self._step():
                 pass
+            self._end_listen()  # no notification may follow the write side's shutdown
             if self.conn.must_close:  # the last response is written: let the client read it
                 self._linger()
         except (OSError, RuntimeError):  # RuntimeError: the pool was shut down (server stop)
@@ -166,6 +255,8 @@ class _Link:
         with contextlib.suppress(OSError):
             self.sock.shutdown(socket.SHUT_RDWR)  # wakes the thread blocked in recv
         self.sock.close()
+        if self.out is not None:
+            self.out.close()
         with self.lock:
             self.conn.close()  # gives back its body budget
 
@@ -193,7 +284,10 @@ class _Link:
                 data = self.sock.recv(_CHUNK)
             except TimeoutError:
                 with self.lock:
-                    self.sock.sendall(self.conn.keepalive())  # b"" unless a stream is open
+                    if not self.listening:
+                        self.sock.sendall(self.conn.keepalive())  # b"" unless a stream is open
+                    elif not self.flushing:  # else the stream is not quiet: bytes are waiting
+                        self._send_now(self.conn.keepalive())
                 return True
             with self.lock:
                 self.conn.receive_data(data)
@@ -228,10 +322,13 @@ class _Link:
                     self.emit(refusal)  # over its budget (429) or the server's (503), closed
                     return
                 self.listening, self.client = True, client  # given back by _end_listen
-            self.emit(default_answer(self.template, request))
-            if listen:
-                with self.server._lock:
-                    self.server._sessions.add(self)  # reached by notify_changed from now on
+                self.listen = request.id
+                self.out = self.sock.dup()
+                self.out.setblocking(False)
+                self.outbox = Outbox(
+                    self.server.fanout_queue, f"listen {request.id!r} of {self.peer_name()}"
+                )
+            self.emit(default_answer(self.template, request), subscribe=listen)
             return
 
         self.ctx = Context(RequestContext(request), self)
@@ -249,8 +346,21 @@ class _Link:
                 self.ctx = None
 
     def _end_listen(self) -> None:
+        """The listen is over, however it ended: out of the fan-out, its budget given back
+        (once: the swap of ``listening`` guards it), its writer stopped.  Idempotent."""
         with self.server._lock:
             self.server._sessions.discard(self)
             listening, self.listening = self.listening, False
+        with self.lock:
+            self.outbox = None  # offer drops from now on, and the flusher thread stops
         if listening:
             self.listens.release(self.client)
+
+
+def _writable(sock: socket.socket, timeout: float) -> bool:
+    """Whether ``sock`` takes bytes within ``timeout`` seconds (``0``: now, without waiting)."""
+    if hasattr(select, "poll"):
+        poller = select.poll()
+        poller.register(sock, select.POLLOUT)
+        return bool(poller.poll(timeout * 1000))
+    return bool(select.select([], [sock], [], timeout)[1])

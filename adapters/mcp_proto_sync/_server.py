@@ -7,7 +7,6 @@ connection is not thread-safe, so every call into it holds one lock.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import queue
 import sys
@@ -29,12 +28,17 @@ from mcp_proto._app import (
     default_answer,
     internal_error,
 )
+from mcp_proto._fanout import Offer, Outbox, listen_end
 
 __all__ = ["Context", "Handler", "Server"]
 
 Handler = Callable[["Context", Any], Any]
 _CHUNK = 65536
 _DONE_LOCK = threading.Lock()  # makes a Context's event once: most handlers never wait
+#: seconds a caller whose notification finds a stdio stream's outbox full gives that
+#: stream's writer thread to take from it before the stream is deemed slow: the thread
+#: may only be waiting for the GIL, which a caller that never blocks does not give up
+_PICKUP_GRACE = 0.05
 
 
 class Context(HandlerContext):
@@ -73,8 +77,13 @@ class Context(HandlerContext):
             self._session.emit(event)
 
     def notify_changed(self, method: str, params: Any = None) -> None:
-        """A change notification, to every open subscription that asked for it."""
-        self._session.server.notify_changed(method, params)
+        """A change notification, to every open subscription that asked for it.
+
+        See :meth:`Server.notify_changed`; to this request's own stdio stream it is
+        written at once, in this thread, as its answer will be.
+        """
+        event = m.Notification(method=method, params=params or t.NotificationParams())
+        self._session.server._fan_out(event, self._session)
 
     def _cancel(self) -> None:
         super()._cancel()  # first: a wait_cancelled that makes the event now sees it
@@ -136,12 +145,25 @@ class Server(ServerSettings[Handler]):
                 self._sessions.discard(session)
 
     def notify_changed(self, method: str, params: Any = None) -> None:
-        """Fan a change notification out to every matching subscription of every stream."""
+        """Fan a change notification out to every matching subscription of every stream.
+
+        Never waits for a subscriber's I/O: it is handed to each stream's outbox,
+        which a thread of that stream writes (an HTTP listen's is written at once when
+        its socket takes it).  A stream ``fanout_queue`` notifications behind has its
+        subscriptions ended (:mod:`mcp_proto._fanout`); a stdio stream's thread gets
+        :data:`_PICKUP_GRACE` seconds to make room first, since it needs the GIL.
+        """
+        self._fan_out(m.Notification(method=method, params=params or t.NotificationParams()))
+
+    def _fan_out(self, event: m.Notification, own: Any = None) -> None:
+        """``notify_changed``; ``own``, a handler's stream, gets it from this thread if it can."""
         with self._lock:
             sessions = list(self._sessions)
         for session in sessions:
-            with contextlib.suppress(OSError):  # gone: the others still get it
-                session.notify_changed(method, params)
+            if session is not own:
+                session.offer(event)
+        if own in sessions:  # last: the others need not wait for its write
+            own.offer(event, own=True)
 
     def serve_http(
         self,
@@ -256,6 +278,12 @@ class _Session:
         self.slot_freed = threading.Condition(self.lock)
         self.waiting = False  # the reader waits on slot_freed: a handler's end must notify
         self.contexts: dict[t.RequestId, Context] = {}
+        # change notifications: their outbox, under a lock of their own that no write holds
+        self.changes = threading.Condition(threading.Lock())
+        self.outbox = Outbox[m.Notification](server.fanout_queue, "a stdio stream")
+        self.writer: threading.Thread | None = None  # started by the first notification
+        self.writing = False  # the writer took one out and has not written it yet
+        self.closed = False
 
     def emit(self, event: Any) -> None:
         with self.lock:
@@ -263,8 +291,64 @@ class _Session:
             if data:
                 self.write(data)
 
-    def notify_changed(self, method: str, params: Any) -> None:
-        self.emit(m.Notification(method=method, params=params or t.NotificationParams()))
+    def offer(self, event: m.Notification, *, own: bool = False) -> None:
+        """Hand ``event`` to this stream's writer thread; never waits for the stream's I/O.
+
+        When the outbox is full, the writer thread gets :data:`_PICKUP_GRACE` seconds
+        to take one out; past that the stream is slow (:mod:`mcp_proto._fanout`).
+        ``own``: the caller is a handler of this stream, and writes it itself when
+        nothing is waiting before it (its own answer waits on the stream all the same).
+        """
+        changes, outbox = self.changes, self.outbox
+        with changes:
+            direct = own and not outbox and not self.writing and not outbox.ending
+            if not direct:
+                if len(outbox) >= outbox.limit and self.writer is not None:
+                    changes.wait_for(self._room, _PICKUP_GRACE)
+                if outbox.offer(event) is Offer.DROPPED:
+                    return
+                if self.writer is None:
+                    self.writer = threading.Thread(target=self._write_changes, daemon=True)
+                    self.writer.start()
+                changes.notify_all()
+        if direct:
+            self.emit(event)
+
+    def _room(self) -> bool:
+        return len(self.outbox) < self.outbox.limit or self.closed
+
+    def _write_changes(self) -> None:
+        """The writer thread: this stream's notifications, as slowly as its reader takes them.
+
+        A stream that fell behind has every open listen ended with its result (SUB-12),
+        then gets the notifications of the listens it opens next.
+        """
+        changes, outbox = self.changes, self.outbox
+        while True:
+            with changes:
+                event = outbox.pop()
+                while event is None and not outbox.ending and not self.closed:
+                    changes.wait()
+                    event = outbox.pop()
+                if self.closed:
+                    return  # the stream is over: nothing more is written to it
+                self.writing = True
+                changes.notify_all()  # a caller may wait for room
+            try:
+                if event is not None:
+                    self.emit(event)
+                else:
+                    with self.lock:
+                        ended = self.conn.subscriptions()
+                    for id in ended:
+                        self.emit(listen_end(id))
+                    with changes:
+                        outbox.reopen()
+            except OSError:
+                return  # the client went away: the reader sees the end
+            finally:
+                with changes:
+                    self.writing = False
 
     def run(self, rfile: BinaryIO) -> None:
         pool = _Workers(self.server.max_workers)
@@ -281,6 +365,9 @@ class _Session:
                 for ctx in list(self.contexts.values()):
                     ctx._cancel()
         finally:
+            with self.changes:
+                self.closed = True  # the writer thread ends once it has nothing to write
+                self.changes.notify_all()
             pool.close()
 
     def _step(self, rfile: BinaryIO, pool: _Workers) -> bool:

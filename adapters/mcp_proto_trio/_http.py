@@ -10,11 +10,14 @@ client that closes the response is seen at once and cancels the handler's scope
 (CANCEL-04, HTTP-SSE-5).  A listen with no handler is acknowledged and stays open on
 its connection, which sends a keep-alive comment when it has been quiet for
 ``keepalive_interval`` seconds; change notifications reach it through
-:meth:`Server.notify_changed`.
+:meth:`Server.notify_changed` and a writer task of its own, which closes the connection
+when a write takes over ``fanout_timeout`` seconds or the listen falls ``fanout_queue``
+notifications behind (after its result).
 
 Listens and buffered bodies draw on the budgets the connections share
 (:mod:`mcp_proto._http_limits`).  A connection that closes after its last response
-closes lingeringly (``LINGER_TIME``, ``LINGER_BYTES``).
+closes lingeringly (``LINGER_TIME``, ``LINGER_BYTES``), once the listen's writer
+has stopped.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import outcome
 import trio
 
 import mcp_proto as m
+from mcp_proto import types as t
 from mcp_proto._app import (
     LINGER_BYTES,
     LINGER_TIME,
@@ -36,10 +40,11 @@ from mcp_proto._app import (
     RequestContext,
     default_answer,
 )
+from mcp_proto._fanout import listen_end, peer_of, write_timed_out
 from mcp_proto._http_limits import BodyBudget, ListenBudget
 from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
 
-from ._server import Context, Server, run_handler
+from ._server import Changes, Context, Server, run_handler
 
 __all__ = ["serve_http"]
 
@@ -116,6 +121,8 @@ class _Link:
         self.send_lock = trio.Lock()  # held only by a send that has to wait for the socket
         self.ctx: Context | None = None
         self.listening = False
+        self.changes: Changes | None = None  # while a listen is open
+        self.writing: trio.CancelScope | None = None  # its writer's scope
         self.clock = ClientClock(trio.current_time())  # slowloris: how long the client may take
         self.timer = trio.CancelScope()  # the deadline of the current wait for the client
         self.renew = False  # the timer went off as bytes came: use a new one
@@ -207,6 +214,7 @@ class _Link:
                             keepalive = self.conn.keepalive()  # b"" unless a stream is open
                             if keepalive:
                                 await self.send(keepalive)
+                    self._end_listen()  # no notification may follow the write side's shutdown
                     if self.conn.must_close:  # the last response is written: let it be read
                         await self._linger()
                 finally:
@@ -297,6 +305,10 @@ class _Link:
                 self.listening, self.client = True, client  # given back by _end_listen
             await self.emit(default_answer(self.template, request))
             if listen:
+                who = f"listen {request.id!r} of {self.peer_name()}"
+                self.changes = Changes(self.server, who)
+                self.writing = scope = trio.CancelScope()  # cancelled by _end_listen
+                nursery.start_soon(self._write_changes, request.id, scope, nursery.cancel_scope)
                 self.server._sessions.add(self)  # reached by notify_changed from now on
             return
         self.ctx = ctx = Context(RequestContext(request), self)
@@ -307,10 +319,14 @@ class _Link:
             nursery.start_soon(self._handle, ctx)
 
     def _end_listen(self) -> None:
+        """The listen is over, however it ended: out of the fan-out, its budget given
+        back (once: ``listening`` guards it), its writer stopped.  Idempotent."""
         self.server._sessions.discard(self)
         if self.listening:
             self.listening = False
             self.listens.release(self.client)
+        if self.writing is not None:
+            self.writing.cancel()
 
     async def _handle(self, ctx: Context, *, scoped: bool = True) -> None:
         try:
@@ -322,3 +338,30 @@ class _Link:
         finally:
             if self.ctx is ctx:
                 self.ctx = None
+
+    def peer_name(self) -> str:
+        return peer_of(self.sock)
+
+    async def _write_changes(
+        self, listen: t.RequestId, scope: trio.CancelScope, link: trio.CancelScope
+    ) -> None:
+        """Writes the listen's change notifications, each within ``fanout_timeout`` seconds.
+
+        A listen that fell behind is ended with its result (SUB-12), written within
+        the same time; then, or when a write took longer, the connection is closed
+        (``link`` is the scope of the connection's tasks).  Runs in ``scope``, which
+        :meth:`_end_listen` cancels: then it writes nothing more and closes nothing.
+        """
+        assert self.changes is not None
+        timeout = self.server.fanout_timeout
+        with scope:
+            with trio.CancelScope() as deadline:
+                while (event := await self.changes.next()) is not None:
+                    deadline.deadline = trio.current_time() + timeout
+                    await self.emit(event)
+                    deadline.deadline = math.inf
+                deadline.deadline = trio.current_time() + timeout
+                await self.emit(listen_end(listen))
+            if deadline.cancelled_caught:
+                write_timed_out(self.peer_name(), timeout)
+            link.cancel()  # the connection ends: run() closes the socket

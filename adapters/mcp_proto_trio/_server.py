@@ -22,17 +22,17 @@ import trio
 import mcp_proto as m
 from mcp_proto import types as t
 from mcp_proto._app import (
-    FANOUT_TIMEOUT,
     SATURATION_PAUSE,
     SEND_REFUSED,
     AsyncHandlerContext,
+    AsyncServerSettings,
     Handlers,
     RequestContext,
-    ServerSettings,
     answer,
     default_answer,
     internal_error,
 )
+from mcp_proto._fanout import AsyncChanges
 
 __all__ = ["Context", "Handler", "Server"]
 
@@ -72,7 +72,7 @@ class Context(AsyncHandlerContext):
             self.scope = _SPENT
 
 
-class Server(ServerSettings[Handler]):
+class Server(AsyncServerSettings[Handler]):
     """Handlers ``async fn(ctx, params) -> result``, and the settings of
     :class:`mcp_proto._app.ServerSettings`; serves any number of streams.
 
@@ -135,13 +135,22 @@ class Server(ServerSettings[Handler]):
 
         await serve_http(self, host, port, task_status=task_status, http_options=http_options)
 
-    async def notify_changed(self, method: str, params: Any = None) -> None:
-        """Fan a change notification out to every matching subscription of every stream."""
-        event = m.Notification(method=method, params=params or t.NotificationParams())
-        for session in list(self._sessions):
-            gone = (trio.BrokenResourceError, trio.ClosedResourceError)  # the others still get it
-            with trio.move_on_after(FANOUT_TIMEOUT), contextlib.suppress(*gone):
-                await session.emit(event)  # a subscriber that stopped reading is skipped
+    async def _checkpoint(self) -> None:
+        await trio.lowlevel.checkpoint()
+
+
+class Changes(AsyncChanges):
+    """A stream's change notifications: its outbox, and where its writer task waits."""
+
+    def __init__(self, server: Server, who: str) -> None:
+        super().__init__(server.fanout_queue, who)
+        self.waiting = trio.lowlevel.ParkingLot()
+
+    def _wake(self) -> None:
+        self.waiting.unpark_all()
+
+    async def _sleep(self) -> None:
+        await self.waiting.park()
 
 
 class _StreamLink:
@@ -289,6 +298,7 @@ class _Session:
         self.slot_queue = trio.lowlevel.ParkingLot()  # handlers waiting for a slot, in order
         self.slot_freed = trio.lowlevel.ParkingLot()
         self.idle: list[trio.lowlevel.Task] = []  # workers parked for the next request
+        self.changes = Changes(server, "a stdio stream")
 
     async def emit(self, event: Any) -> None:
         """Send ``event``; a checkpoint (a handler's progress and log come here)."""
@@ -304,8 +314,13 @@ class _Session:
         if data:
             await self.link.send(data, checkpoint=False)
 
+    async def _write_changes(self) -> None:
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+            await self.changes.write_stream(self.conn, self.emit)  # until the client is gone
+
     async def run(self) -> None:
         async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._write_changes)
             while await self._step(nursery):
                 pass
             with trio.move_on_after(self.server.shutdown_grace):
