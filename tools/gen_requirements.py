@@ -9,9 +9,9 @@ The code, tests, fuzz harnesses and docs cite requirement IDs (``GROUP-NN``, e.g
 ``../shared/notes/spec-{base,features,auth,tasks}.md``, which live beside the checkout, not in
 it.  This tool reads the digests and the spec prose (``../shared/spec/<revision>/docs/``) at run
 time and writes, for every cited ID, the spec page that defines it (a path relative to that
-revision's ``docs/``), the section (headings of that page), the keyword as the digest gives it,
-and up to three files that cite it.  Nothing of the digests' or the spec's sentences is written:
-only page paths, heading titles and keywords.
+revision's ``docs/``), the section (headings of that page) and the keyword as the digest gives
+it; an ID no digest defines is listed with up to three files that cite it.  Nothing of the
+digests' or the spec's sentences is written: only page paths, heading titles and keywords.
 
 How an ID is cited (:func:`scan`): ``GROUP-NN`` anywhere in a text file of :data:`SCANNED`, with
 the lists ``A-01/03`` and ranges ``A-01..04`` expanded; in identifiers, such as test names, the
@@ -511,8 +511,9 @@ each ID cited here to the spec page that states it, so that it can be read in th
   not all.
 - **keyword**: the requirement's keywords as the digest gives them (`—`: none; `derived`,
   `SILENT`, `AMBIGUITY`: the digest's own notes where the spec leaves a choice).
-- **where we cite it**: up to {MAX_WHERE} files, the core first, then the adapters, tests, fuzz
-  harnesses, docs, examples and benchmarks.
+
+Where the repository cites an ID is left to `grep`: a column of it would make this page stale at
+every commit that moves a citation.
 
 An ID defined by two digests has a row for each. Nothing here quotes a sentence of the spec or
 of the digests: only page paths, headings and keywords. Regenerate after citing a new ID (it
@@ -532,8 +533,8 @@ def render(located: list[Located], cited: dict[str, list[str]]) -> str:
     for group, rows in by_group.items():
         sources = dict.fromkeys(f"`{r.entry.digest}`, “{r.entry.group_title}”" for r in rows)
         out.append(f"## {group}\n\nDefined in {'; '.join(sources)}.\n")
-        out.append("| ID | spec page | section | keyword | where we cite it |")
-        out.append("| --- | --- | --- | --- | --- |")
+        out.append("| ID | spec page | section | keyword |")
+        out.append("| --- | --- | --- | --- |")
         counts = Counter(r.entry.ident for r in rows)
         for r in sorted(
             rows, key=lambda r: (sort_key(r.entry.ident), DIGESTS.index(r.entry.digest))
@@ -544,7 +545,7 @@ def render(located: list[Located], cited: dict[str, list[str]]) -> str:
             page = f"`{r.page}`" if r.page else "—"
             if r.revision not in (None, REVISION):
                 page += f" ({r.revision})"
-            cells = [ident, page, r.section or "—", r.entry.keyword, _where(cited[r.entry.ident])]
+            cells = [ident, page, r.section or "—", r.entry.keyword]
             out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
         out.append("")
     unresolved = sorted((i for i in cited if i not in defined), key=sort_key)
