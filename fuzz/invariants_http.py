@@ -1,4 +1,4 @@
-"""The invariants of the HTTP harnesses: the h11 server and client connections, and SSE.
+"""The invariants of the HTTP harnesses: the server and (h11) client connections, and SSE.
 
 Like ``fuzz/invariants.py``, each ``check_*`` takes the fuzzer's bytes and raises
 ``AssertionError`` (or lets an undocumented exception escape) when a promise breaks:

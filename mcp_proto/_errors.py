@@ -1,7 +1,7 @@
 """JSON-RPC and MCP error codes, the codec's exceptions, and spec-shaped error builders.
 
-Only the codes the 2026-07-28 revision defines are here (ERR-01..ERR-04 in
-``notes/spec-base.md``): the library never emits ``-32002`` or ``-32042`` and
+Only the codes the 2026-07-28 revision defines are here (ERR-01..ERR-04, see
+``docs/requirements.md``): the library never emits ``-32002`` or ``-32042`` and
 allocates nothing in the legacy ``-32000..-32019`` range or the MCP-reserved
 ``-32020..-32099`` range beyond the three the spec defines.
 """

@@ -1,15 +1,15 @@
 """The server half of the Streamable HTTP binding, with no HTTP library behind it.
 
 A host that has already parsed an HTTP request (ASGI, WSGI, a serverless
-handler, or :mod:`mcp_proto._http_h11`) gives :meth:`HTTPServer.exchange` the
+handler, or :mod:`mcp_proto._http_serve`) gives :meth:`HTTPServer.exchange` the
 method, target and headers, feeds the body with :meth:`ServerExchange.receive_body`,
 and reads :meth:`ServerExchange.next_event`: a :class:`~mcp_proto.Request` for
 the application, or a :class:`Reply` the binding wrote itself (an error, a
 ``202``, a ``405``...).  Everything sent back -- ``send(Result(...))``,
 ``send(Notification(...))``, ``send(reply)`` -- returns response parts
 (:class:`ResponseStart`, :class:`ResponseData`, :class:`ResponseEnd`) that map
-one to one onto ASGI messages, WSGI ``start_response`` plus an iterable, or h11
-events.
+one to one onto ASGI messages, WSGI ``start_response`` plus an iterable, or the
+writes of our HTTP/1.1 (:mod:`mcp_proto._http1`).
 
 Checks, in order, before the application sees anything (each a :class:`Reply`):
 

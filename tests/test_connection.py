@@ -1,6 +1,6 @@
 """Server and client connections wired back to back in memory (issue 3 flows).
 
-Test names cite the requirement IDs of ``notes/spec-base.md``.
+Test names cite the requirement IDs of ``notes/spec-base.md`` (see ``docs/requirements.md``).
 """
 
 from __future__ import annotations

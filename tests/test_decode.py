@@ -1,6 +1,6 @@
 """decode_message is strict and total: a message, or one DecodeError carrying the reply.
 
-IDs refer to ../shared/notes/spec-base.md.
+IDs refer to ../shared/notes/spec-base.md; ``docs/requirements.md`` gives their spec pages.
 """
 
 from __future__ import annotations

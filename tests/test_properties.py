@@ -2,7 +2,7 @@
 
 Values come from ``tests/strategies.py``, which derives a strategy for every model
 class from its fields, hints and metadata.  Requirement IDs refer to
-``../shared/notes/spec-base.md``.
+``../shared/notes/spec-base.md`` (``docs/requirements.md`` gives their spec pages).
 
 Skipped: nothing from the class and alias round trips (every class of
 ``mcp_proto.types`` is generated, see :data:`SKIPPED`).  The whole-message round

@@ -1,6 +1,7 @@
 """Requirements of ``notes/spec-base.md`` that the connections enforce, one test each.
 
-The flows of ``test_connection.py`` cover most IDs; these are the ones they did not name.
+The flows of ``test_connection.py`` cover most IDs; these are the ones they did not name
+(``docs/requirements.md`` gives each ID's spec page).
 Requirements about processes, HTTP, caching clients or applications are the adapters' and
 the applications' business and are tested where those live.
 """

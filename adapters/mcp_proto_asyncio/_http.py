@@ -1,7 +1,7 @@
-"""Streamable HTTP for the asyncio server: a task per TCP connection, h11 in the core.
+"""Streamable HTTP for the asyncio server: a task per TCP connection, HTTP/1.1 in the core.
 
 Each connection's task reads the socket and feeds :class:`mcp_proto.http.HTTPServerConnection`
-(one exchange per h11 cycle, keep-alive between them).  A request's handler runs in
+(one exchange at a time, keep-alive between them).  A request's handler runs in
 its own task while the connection keeps reading, so a client that closes the
 response is seen at once and cancels the handler (CANCEL-04, HTTP-SSE-5).  A listen
 with no handler is acknowledged and stays open on its connection, which sends a
@@ -86,7 +86,7 @@ async def serve_http(
 
 
 class _Link:
-    """One TCP connection: its h11 state, its streams, the request it is running."""
+    """One TCP connection: its HTTP/1.1 state, its streams, the request it is running."""
 
     def __init__(
         self,

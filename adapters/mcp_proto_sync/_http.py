@@ -1,7 +1,7 @@
-"""Streamable HTTP for the blocking server: a thread per TCP connection, h11 in the core.
+"""Streamable HTTP for the blocking server: a thread per TCP connection, HTTP/1.1 in the core.
 
 Each connection thread reads the socket and feeds :class:`mcp_proto.http.HTTPServerConnection`
-(one exchange per h11 cycle, keep-alive between them).  A request's handler runs on
+(one exchange at a time, keep-alive between them).  A request's handler runs on
 a pool thread while the connection thread keeps reading, so a client that closes
 the response is seen at once and cancels the handler (CANCEL-04, HTTP-SSE-5).  A
 listen with no handler is acknowledged and stays open on its connection, which
