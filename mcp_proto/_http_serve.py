@@ -15,7 +15,9 @@ With a ``budget`` (one :class:`~mcp_proto._http_limits.BodyBudget` shared by a s
 connections) body bytes past its allowance draw on it; a request whose body does not fit
 is answered ``503`` with ``Retry-After`` and the connection closed.  What a request drew
 is given back when its exchange ends, or at :meth:`HTTPServerConnection.close`, which the
-host calls once the socket is closed, on every path.
+host calls once the socket is closed, on every path.  A ``subscriptions/listen`` never
+draws on it: its exchange lasts as long as the listen, so its body must fit the
+allowance, or it is answered ``413`` and the connection closed.
 """
 
 from __future__ import annotations
@@ -45,6 +47,12 @@ DEFAULT_MAX_HEAD = 64 * 1024
 #: the most header fields a request may have (HTTPServerConnection ``max_headers``)
 DEFAULT_MAX_HEADERS = 128
 _CLOSE = (("connection", "close"),)
+#: a ``subscriptions/listen`` body over the per-connection allowance
+LISTEN_BODY_REFUSAL = Reply(status=413, headers=_CLOSE)
+
+
+def _is_listen(ex: ServerExchange) -> bool:
+    return ex.headers.get("mcp-method") == "subscriptions/listen"
 
 
 class HTTPServerConnection:
@@ -144,6 +152,12 @@ class HTTPServerConnection:
             return True
         if account.held + n > self.server.max_body_size:
             return True  # the exchange answers 413, which says more than a 503
+        if account.held + n > account.budget.allowance and _is_listen(ex):
+            # a listen holds its request for as long as it stays open: its body never
+            # draws on the shared budget, or open listens would pin it for everyone
+            account.settle()
+            ex.refuse(LISTEN_BODY_REFUSAL)
+            return False
         if account.add(n):
             return True
         account.settle()

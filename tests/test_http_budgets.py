@@ -134,6 +134,34 @@ def test_413_wins_over_503_and_a_finished_exchange_gives_its_budget_back() -> No
     assert budget.used == 0  # at once, not when the connection reads on
 
 
+def test_a_listen_body_never_draws_on_the_budget_past_the_allowance_413() -> None:
+    """A listen's exchange lasts as long as the listen: open listens must not pin the budget.
+
+    Sixteen padded listens from one client (its whole listen budget) once held 63 MiB of
+    the 64 MiB body budget for as long as they stayed open, and every other client's body
+    over the allowance got ``503`` (found in review).
+    """
+    server = make_server(max_body_size=256 * KIB)
+    budget = BodyBudget(total=64 * KIB, allowance=16 * KIB)
+    listen = body("subscriptions/listen", {"notifications": {"toolsListChanged": True}})
+    lines = "".join(f"{k}: {v}\r\n" for k, v in headers("subscriptions/listen"))
+
+    def post(data: bytes) -> bytes:
+        return f"POST /mcp HTTP/1.1\r\n{lines}content-length: {len(data)}\r\n\r\n".encode() + data
+
+    conn = HTTPServerConnection(server, budget=budget)
+    padded = listen[:-1] + b" " * (20 * KIB) + b"}"
+    (reply,) = events(conn, post(padded))
+    assert isinstance(reply, Reply) and reply.status == 413, reply
+    assert ("connection", "close") in reply.headers and budget.used == 0
+    conn.send(reply)
+    assert conn.must_close
+    conn = HTTPServerConnection(server, budget=budget)
+    (request,) = events(conn, post(listen[:-1] + b" " * (15 * KIB) + b"}"))
+    assert isinstance(request, m.Request) and request.method == "subscriptions/listen"
+    assert budget.used == 0  # under the allowance: the shared budget is untouched
+
+
 def test_server_settings_defaults_for_the_http_budgets() -> None:
     settings: ServerSettings[Any] = ServerSettings()
     listens, bodies = settings.budgets()
