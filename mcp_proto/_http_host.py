@@ -278,8 +278,10 @@ def check_head(
     (``400``, RFC 9112 3.2, also with ``hosts`` None); with an absolute-form
     target, ``Host`` must name the same host and port (``400``) and the target's
     authority is the one checked (RFC 9112 3.2.2); that authority must be on
-    ``hosts`` (``403``); a present ``Origin`` must parse, not be ``null`` and be
-    on ``origins`` (``403``, HTTP-02).  A list of None turns its ``403`` off.
+    ``hosts`` (``403``; also when the request names none: an HTTP/1.0 request
+    without ``Host`` and with an origin-form target is refused, not let past); a
+    present ``Origin`` must parse, not be ``null`` and be on ``origins`` (``403``,
+    HTTP-02).  A list of None turns its ``403`` off.
     """
     parsed = parse_target(target)
     if parsed is None:
@@ -296,6 +298,8 @@ def check_head(
             return Refusal(
                 400, f"Bad Request: Host {_shown(host or '')} is not the request target's host"
             )
+    if hosts is not None and authority is None:  # HTTP/1.0 lets a client name no host
+        return Refusal(403, "Forbidden: the request names no host (no Host header)")
     if hosts is not None and authority is not None and not hosts.admits(authority, scheme):
         return Refusal(403, f"Forbidden: host {_shown(str(authority))} is not allowed")
     if origins is not None and origin is not None:

@@ -18,6 +18,7 @@ import mcp_proto as m
 from mcp_proto import types as t
 from mcp_proto._http_host import (
     AllowList,
+    Refusal,
     check_head,
     parse_authority,
     parse_origin,
@@ -128,8 +129,14 @@ def test_refusals_quote_a_long_value_cut_short() -> None:
     assert status == 403 and 100 < len(message["error"]["message"]) < 200
 
 
-def test_missing_host_passes_and_two_hosts_are_400() -> None:
-    assert run(make_server(), host=None) == OK  # an HTTP/1.0 or ASGI host without one
+def test_missing_host_is_403_under_an_allow_list_and_two_hosts_are_400() -> None:
+    # an HTTP/1.0 request may name no host: the allow-list cannot vouch for it (HTTP-02)
+    assert run(make_server(), host=None) == 403
+    assert check_head("/mcp", None, None, AllowList.of(["localhost"]), None) == Refusal(
+        403, "Forbidden: the request names no host (no Host header)"
+    )
+    assert run(make_server(allowed_hosts=None), host=None) == OK  # the check turned off
+    assert run(make_server(), host=None, target="http://localhost:8000/mcp") == OK  # named
     twice = [("host", "localhost")]
     assert run(make_server(), host="localhost", extra=twice) == 400  # RFC 9112 3.2
 

@@ -130,7 +130,8 @@ def test_edge96_only_json_accepted_drops_notifications() -> None:
 
 def test_edge102_notification_post_is_202_without_headers() -> None:
     data = orjson.dumps({"jsonrpc": "2.0", "method": "notifications/whatever"})
-    status, h, message = refused([("content-type", "application/json")], data)
+    hdrs = [("host", "localhost"), ("content-type", "application/json")]
+    status, h, message = refused(hdrs, data)
     assert (status, message, h["content-length"]) == (202, None, "0")
 
 
@@ -586,7 +587,11 @@ def test_auth_protected_resource_metadata_document() -> None:
             "scopes_supported": ["files:read", "files:write"],
         }
     ex, event = post(
-        server, b"", [], method="POST", target="/.well-known/oauth-protected-resource"
+        server,
+        b"",
+        [("host", "localhost")],
+        method="POST",
+        target="/.well-known/oauth-protected-resource",
     )
     assert reply_of(ex, event)[0] == 405
 

@@ -114,10 +114,27 @@ class _Link:
         self.clock = ClientClock(time.monotonic())  # slowloris: how long the client may take
 
     async def emit(self, event: Any) -> None:
-        data = self.conn.send(event)
-        if data:
-            self.writer.write(data)
-            await self.writer.drain()
+        await self.send(self.conn.send(event))
+
+    async def send(self, data: bytes) -> None:
+        """Write ``data`` within ``client_timeout`` seconds, or abort the connection.
+
+        A client that stops reading would otherwise hold its connection (and its slot)
+        for good: the clock on its reads (:class:`ClientClock`) does not run while the
+        server writes.  Past the deadline the transport is aborted, so the reader sees
+        the end and the handler is cancelled as when the client closes; raises
+        ``ConnectionResetError`` then.
+        """
+        if not data:
+            return
+        self.writer.write(data)
+        try:
+            async with asyncio.timeout(self.server.client_timeout):
+                await self.writer.drain()
+        except TimeoutError:
+            write_timed_out(self.peer_name(), self.server.client_timeout)
+            self.writer.transport.abort()
+            raise ConnectionResetError("the client stopped reading") from None
 
     async def run(self) -> None:
         try:
@@ -155,10 +172,7 @@ class _Link:
                 async with asyncio.timeout(wait):  # no extra task, unlike wait_for
                     data = await self.reader.read(_CHUNK)
             except TimeoutError:
-                keepalive = self.conn.keepalive()  # b"" unless a stream is open
-                if keepalive:
-                    self.writer.write(keepalive)
-                    await self.writer.drain()
+                await self.send(self.conn.keepalive())  # b"" unless a stream is open
                 return True
             self.conn.receive_data(data)
             return True

@@ -152,13 +152,21 @@ class _Link:
         """Write ``event``; ``subscribe``: a listen's acknowledgement, after which this link
         is reached by ``notify_changed`` -- from before its bytes are written, since the
         client may cause a change the moment it reads them (this thread may not run again
-        before that change is fanned out)."""
+        before that change is fanned out).
+
+        The acknowledgement is written as the listen's notifications are: what the
+        socket takes now, the rest by the flusher thread within ``fanout_timeout``, so
+        that ``lock`` (which ``offer`` takes) is never held across a wait for the client.
+        It is still the first thing on the listen: it is in ``pending`` before ``offer``
+        can take the lock, and an offer queues behind it while the flusher runs (SUB-04).
+        """
         with self.lock:
             data = self.conn.send(event)
             if subscribe:
                 with self.server._lock:
                     self.server._sessions.add(self)  # offer waits for self.lock: after the ack
-            if data:
+                self._send_now(data)
+            elif data:
                 self.sock.sendall(data)
 
     def peer_name(self) -> str:

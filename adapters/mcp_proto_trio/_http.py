@@ -127,6 +127,7 @@ class _Link:
         self.timer = trio.CancelScope()  # the deadline of the current wait for the client
         self.renew = False  # the timer went off as bytes came: use a new one
         self.idle_worker: trio.lowlevel.Task | None = None  # parked in _worker
+        self.tasks: trio.CancelScope | None = None  # the scope of the connection's tasks
 
     async def emit(self, event: Any) -> None:
         data = self.conn.send(event)
@@ -160,12 +161,25 @@ class _Link:
             raise trio.BrokenResourceError(f"the client went away: {e}") from e
 
     async def _flush(self, data: bytes) -> None:
+        """Write ``data`` within ``client_timeout`` seconds, or abort the connection.
+
+        A client that stops reading would otherwise hold its connection (and its slot)
+        for good: the clock on its reads (:class:`ClientClock`) does not run while the
+        server writes.  Past the deadline the connection's tasks are cancelled, its
+        handler's included, as when the client closes, and its socket is closed.
+        """
         view = memoryview(data)
-        while view:
-            try:
-                view = view[self.sock.send(view) :]
-            except BlockingIOError:
-                await trio.lowlevel.wait_writable(self.sock)
+        with trio.move_on_after(self.server.client_timeout):
+            while view:
+                try:
+                    view = view[self.sock.send(view) :]
+                except BlockingIOError:
+                    await trio.lowlevel.wait_writable(self.sock)
+            return
+        write_timed_out(self.peer_name(), self.server.client_timeout)
+        if self.tasks is not None:
+            self.tasks.cancel()  # run() closes the socket
+        raise trio.BrokenResourceError("the client stopped reading")
 
     async def receive(self, wait: float) -> bytes:
         """Bytes from the client (``b""`` at its end); waits at most ``wait`` seconds.
@@ -200,6 +214,7 @@ class _Link:
     async def run(self) -> None:
         try:
             async with trio.open_nursery() as nursery:
+                self.tasks = nursery.cancel_scope
                 nursery.start_soon(self._worker)
                 try:
                     going = True
