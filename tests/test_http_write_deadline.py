@@ -39,7 +39,9 @@ def test_a_listen_stalled_on_its_acknowledgement_does_not_hold_up_a_change(
     # ~3 MB of subscriptions, echoed by the acknowledgement; PREFIX covers the call's change
     uris = [PREFIX, *(f"{PREFIX}{'x' * 1000}{i}" for i in range(3000))]
     listen_params = {"notifications": {"resourceSubscriptions": uris}}
-    with http_server(adapter, keepalive_interval=10, client_timeout=30, fanout_timeout=30) as at:
+    # a listen body over the default 64 KiB allowance is refused (413): allow this one
+    options = {"keepalive_interval": 10, "client_timeout": 30, "fanout_timeout": 30}
+    with http_server(adapter, body_allowance=8 << 20, **options) as at:
         stalled = Exchange(at, 1, "subscriptions/listen", listen_params, rcvbuf=4096)
         time.sleep(0.5)  # the server is writing the acknowledgement; nobody reads it
         took = call_flood(at, 1, 10)
