@@ -73,8 +73,8 @@ def test_cancel05_timeout_and_task_cancellation_reach_the_server() -> None:
     async def main() -> bytes:
         client = await spawn()
         await client.call_tool("echo")  # the server is up: the next handler starts at once
-        with pytest.raises(TimeoutError):
-            await client.call_tool("sleep", {"seconds": 30}, timeout=1)
+        with pytest.raises(TimeoutError):  # 5 s: the handler starts first, even under load
+            await client.call_tool("sleep", {"seconds": 30}, timeout=5)
         started = asyncio.Event()
         task = asyncio.create_task(
             client.call_tool("sleep", {"seconds": 30}, on_progress=lambda p: started.set())

@@ -86,8 +86,8 @@ def test_cancel05_timeout_and_cancel_scopes_reach_the_server() -> None:
     async def main() -> bytes:
         async with spawn() as client:
             await client.call_tool("echo")  # the server is up: the next handler starts at once
-            with pytest.raises(TimeoutError):
-                await client.call_tool("sleep", {"seconds": 30}, timeout=1)
+            with pytest.raises(TimeoutError):  # 5 s: the handler starts first, even under load
+                await client.call_tool("sleep", {"seconds": 30}, timeout=5)
             started = trio.Event()
             with trio.CancelScope() as scope:
                 async with trio.open_nursery() as nursery:
