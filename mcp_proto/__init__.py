@@ -59,7 +59,11 @@ from ._message import (
     encode_message,
     structure_result,
 )
-from ._metakeys import (
+from ._methods import METHODS, REMOVED_METHODS, Direction, Kind, MethodInfo, method_info
+from ._server import DEFAULT_SERVER_INFO, LATEST_PROTOCOL_VERSION, ServerConnection
+from ._server_rules import LOG_LEVELS, InFlight
+from ._stream import Statistics
+from .metakeys import (
     MetaKeyError,
     check_baggage,
     check_extension_id,
@@ -71,17 +75,13 @@ from ._metakeys import (
     is_valid_meta_key,
     split_meta_key,
 )
-from ._methods import METHODS, REMOVED_METHODS, Direction, Kind, MethodInfo, method_info
-from ._request_state import (
+from .request_state import (
     DEFAULT_MAX_REQUEST_STATE_SIZE,
     DEFAULT_REQUEST_STATE_TTL,
     RequestStateError,
     RequestStateSealer,
     missing_input_responses,
 )
-from ._server import DEFAULT_SERVER_INFO, LATEST_PROTOCOL_VERSION, ServerConnection
-from ._server_rules import LOG_LEVELS, InFlight
-from ._stream import Statistics
 
 __version__ = "0.1.0"
 

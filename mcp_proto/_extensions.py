@@ -21,7 +21,7 @@ from attrs import field, frozen
 from . import types as t
 from ._codec import structure
 from ._errors import LocalProtocolError
-from ._metakeys import check_extension_id
+from .metakeys import check_extension_id
 
 __all__ = ["Extension", "ExtensionRegistry"]
 

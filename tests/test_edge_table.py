@@ -59,7 +59,7 @@ import pytest
 import mcp_proto as m
 from mcp_proto import testing as mt
 from mcp_proto import types as t
-from mcp_proto._request_state import RequestStateError, RequestStateSealer, missing_input_responses
+from mcp_proto.request_state import RequestStateError, RequestStateSealer, missing_input_responses
 
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcp_proto._metakeys import (
+from mcp_proto.metakeys import (
     RESERVED_META_KEYS,
     MetaKeyError,
     check_baggage,

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._request_state import (
+from mcp_proto.request_state import (
     DEFAULT_MAX_REQUEST_STATE_SIZE,
     RequestStateError,
     RequestStateSealer,

@@ -12,8 +12,8 @@ tool arguments and structured results, and elicitation forms and answers.
 (True, ['/n: expected integer, got string'])
 """
 
-from ._schema._dialects import DIALECTS
-from ._schema._errors import (
+from ._dialects import DIALECTS
+from ._errors import (
     Failure,
     InvalidSchema,
     LimitExceeded,
@@ -22,8 +22,8 @@ from ._schema._errors import (
     UnsupportedDialect,
     ValidationFailed,
 )
-from ._schema._limits import DEFAULT_LIMITS, Limits
-from ._schema._mcp import (
+from ._limits import DEFAULT_LIMITS, Limits
+from ._mcp import (
     ELICITATION_FORMATS,
     check_elicitation_schema,
     check_tool_result,
@@ -33,8 +33,8 @@ from ._schema._mcp import (
     tool_argument_failures,
     validate_tool_arguments,
 )
-from ._schema._refs import RemoteResolver
-from ._schema._validator import DEFAULT_CACHE, SchemaCache, Validator, compile_schema
+from ._refs import RemoteResolver
+from ._validator import DEFAULT_CACHE, SchemaCache, Validator, compile_schema
 
 __all__ = [
     "DEFAULT_CACHE",

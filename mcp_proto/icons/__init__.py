@@ -5,7 +5,7 @@
 'https://mcp.example.com'
 """
 
-from ._icons import (
+from ._check import (
     DEFAULT_ICON_POLICY,
     FORBIDDEN_FETCH_HEADERS,
     IconError,

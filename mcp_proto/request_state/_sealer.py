@@ -47,7 +47,7 @@ import attrs
 import orjson
 from attrs import frozen
 
-from ._errors import INVALID_PARAMS, DecodeError
+from .._errors import INVALID_PARAMS, DecodeError
 
 __all__ = [
     "DEFAULT_MAX_REQUEST_STATE_SIZE",

@@ -36,8 +36,8 @@ from urllib.parse import unquote_to_bytes, urljoin, urlsplit
 
 from attrs import frozen
 
-from ._icons_sniff import sniff
-from .types import Icon
+from ..types import Icon
+from ._sniff import sniff
 
 __all__ = [
     "DEFAULT_ICON_POLICY",
