@@ -17,19 +17,9 @@ these helpers work with pytest, unittest or plain scripts.  See
 ``docs/testing.md``.
 """
 
-from ._testing_pair import ConnectionPair, drain
-from ._testing_script import (
-    ABSENT,
-    ANY,
-    Close,
-    Expect,
-    Match,
-    ScriptedPeer,
-    Send,
-    Step,
-    assert_matches,
-)
-from ._testing_trace import Sender, Trace, TraceEntry
+from ._pair import ConnectionPair, drain
+from ._script import ABSENT, ANY, Close, Expect, Match, ScriptedPeer, Send, Step, assert_matches
+from ._trace import Sender, Trace, TraceEntry
 
 __all__ = [
     "ABSENT",

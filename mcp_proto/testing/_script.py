@@ -20,9 +20,9 @@ import attrs
 import orjson
 from attrs import frozen
 
-from ._codec import unstructure
-from ._events import NEED_DATA, ConnectionClosed, Event
-from ._testing_trace import Sender, Trace, other_side
+from .._codec import unstructure
+from .._events import NEED_DATA, ConnectionClosed, Event
+from ._trace import Sender, Trace, other_side
 
 __all__ = [
     "ABSENT",

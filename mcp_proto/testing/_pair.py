@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from ._client import ClientConnection
-from ._events import NEED_DATA, ConnectionClosed, Event, Request
-from ._server import ServerConnection
-from ._stream import StreamConnection
-from ._testing_trace import Sender, Trace, other_side
+from .._client import ClientConnection
+from .._events import NEED_DATA, ConnectionClosed, Event, Request
+from .._server import ServerConnection
+from .._stream import StreamConnection
+from ._trace import Sender, Trace, other_side
 
 __all__ = ["ConnectionPair", "drain"]
 

@@ -16,7 +16,7 @@ import orjson
 from attrs import frozen
 
 if TYPE_CHECKING:
-    from ._testing_script import Step
+    from ._script import Step
 
 __all__ = ["Sender", "Trace", "TraceEntry"]
 
@@ -174,7 +174,7 @@ class Trace:
         :class:`Expect` (with ``exact`` matching: the same keys and values;
         pass ``exact=False`` to accept extra keys).
         """
-        from ._testing_script import Expect, Send
+        from ._script import Expect, Send
 
         other_side(peer)
         steps: list[Step] = []
