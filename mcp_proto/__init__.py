@@ -5,14 +5,43 @@ The message model lives in :mod:`mcp_proto.types`.
 """
 
 from . import types
-from ._capabilities import (
+from ._codec._compile import source_of, structure, unstructure
+from ._codec._message import (
+    DEFAULT_MAX_DEPTH,
+    Message,
+    decode_message,
+    encode_message,
+    structure_result,
+)
+from ._codec._methods import METHODS, REMOVED_METHODS, Direction, Kind, MethodInfo, method_info
+from ._connection._base import Statistics
+from ._connection._capabilities import (
     has_capability,
     missing_capabilities,
     require_client_capabilities,
     undeclared_input_requests,
 )
-from ._client import DEFAULT_CLIENT_INFO, ClientConnection
-from ._codec import source_of, structure, unstructure
+from ._connection._client import DEFAULT_CLIENT_INFO, ClientConnection
+from ._connection._events import (
+    NEED_DATA,
+    Cancelled,
+    ConnectionClosed,
+    ErrorResponse,
+    Event,
+    InputRequired,
+    InvalidMessage,
+    InvalidResponse,
+    Notification,
+    Request,
+    Result,
+    SubscriptionAcknowledged,
+    SubscriptionEnded,
+    VersionNotSupported,
+)
+from ._connection._extensions import Extension
+from ._connection._framing import DEFAULT_MAX_MESSAGE_SIZE
+from ._connection._server import DEFAULT_SERVER_INFO, LATEST_PROTOCOL_VERSION, ServerConnection
+from ._connection._server_rules import LOG_LEVELS, InFlight
 from ._errors import (
     HEADER_MISMATCH,
     INTERNAL_ERROR,
@@ -34,35 +63,6 @@ from ._errors import (
     missing_required_client_capability,
     unsupported_protocol_version,
 )
-from ._events import (
-    NEED_DATA,
-    Cancelled,
-    ConnectionClosed,
-    ErrorResponse,
-    Event,
-    InputRequired,
-    InvalidMessage,
-    InvalidResponse,
-    Notification,
-    Request,
-    Result,
-    SubscriptionAcknowledged,
-    SubscriptionEnded,
-    VersionNotSupported,
-)
-from ._extensions import Extension
-from ._framing import DEFAULT_MAX_MESSAGE_SIZE
-from ._message import (
-    DEFAULT_MAX_DEPTH,
-    Message,
-    decode_message,
-    encode_message,
-    structure_result,
-)
-from ._methods import METHODS, REMOVED_METHODS, Direction, Kind, MethodInfo, method_info
-from ._server import DEFAULT_SERVER_INFO, LATEST_PROTOCOL_VERSION, ServerConnection
-from ._server_rules import LOG_LEVELS, InFlight
-from ._stream import Statistics
 from .metakeys import (
     MetaKeyError,
     check_baggage,

@@ -16,7 +16,11 @@ from typing import Any, Generic, TypeVar
 import attrs
 
 from . import types as t
-from ._codec import structure, unstructure
+from ._codec._compile import structure, unstructure
+from ._codec._methods import METHODS
+from ._connection._events import ErrorResponse, Notification, Request, Result
+from ._connection._server import ServerConnection
+from ._connection._server_rules import LOG_LEVELS
 from ._errors import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -25,7 +29,6 @@ from ._errors import (
     EncodeError,
     LocalProtocolError,
 )
-from ._events import ErrorResponse, Notification, Request, Result
 from ._fanout import FANOUT_QUEUE, FANOUT_TIMEOUT
 from ._http_limits import (
     DEFAULT_BODY_ALLOWANCE,
@@ -34,9 +37,6 @@ from ._http_limits import (
     BodyBudget,
     ListenBudget,
 )
-from ._methods import METHODS
-from ._server import ServerConnection
-from ._server_rules import LOG_LEVELS
 
 __all__ = [
     "AsyncServerSettings",

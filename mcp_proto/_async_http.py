@@ -18,15 +18,15 @@ from typing import Any, ClassVar, Self
 from . import types as t
 from ._async_calls import AsyncCalls, Subscription
 from ._client_calls import HTTPClientSettings, build_request, http_failure, outcome_of
-from ._errors import LocalProtocolError
-from ._events import (
+from ._connection._events import (
     NEED_DATA,
     InputRequired,
     Notification,
     SubscriptionAcknowledged,
     SubscriptionEnded,
 )
-from ._events import Request as RequestEvent
+from ._connection._events import Request as RequestEvent
+from ._errors import LocalProtocolError
 from ._http_client import ToolRejected
 
 __all__ = ["AsyncHTTPSession"]

@@ -17,10 +17,10 @@ import attrs
 
 from . import types as t
 from ._app import McpError
-from ._client import ClientConnection
-from ._codec import structure, unstructure
-from ._errors import RemoteProtocolError
-from ._events import (
+from ._codec._compile import structure, unstructure
+from ._codec._methods import METHODS
+from ._connection._client import ClientConnection
+from ._connection._events import (
     ConnectionClosed,
     ErrorResponse,
     InputRequired,
@@ -32,7 +32,8 @@ from ._events import (
     SubscriptionEnded,
     VersionNotSupported,
 )
-from ._framing import DEFAULT_MAX_MESSAGE_SIZE
+from ._connection._framing import DEFAULT_MAX_MESSAGE_SIZE
+from ._errors import RemoteProtocolError
 from ._http_client import (
     AuthenticationRequired,
     HTTPClient,
@@ -40,7 +41,6 @@ from ._http_client import (
     ToolRejected,
     UnexpectedResponse,
 )
-from ._methods import METHODS
 
 __all__ = [
     "ENDINGS",

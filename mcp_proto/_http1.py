@@ -37,8 +37,8 @@ from typing import TypeAlias
 
 from attrs import frozen
 
+from ._connection._events import _Sentinel
 from ._errors import LocalProtocolError
-from ._events import _Sentinel
 from ._http_headers import Headers
 
 __all__ = ["END", "PAUSED", "RequestHead", "ServerWire", "WireError"]

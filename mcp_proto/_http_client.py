@@ -30,7 +30,10 @@ import orjson
 from attrs import frozen
 
 from . import types as t
-from ._client import ClientConnection
+from ._codec._methods import METHODS
+from ._connection._client import ClientConnection
+from ._connection._events import NEED_DATA, Event, Notification, Request, Result
+from ._connection._framing import DEFAULT_MAX_MESSAGE_SIZE
 from ._errors import (
     HEADER_MISMATCH,
     METHOD_NOT_FOUND,
@@ -38,8 +41,6 @@ from ._errors import (
     UNSUPPORTED_PROTOCOL_VERSION,
     LocalProtocolError,
 )
-from ._events import NEED_DATA, Event, Notification, Request, Result
-from ._framing import DEFAULT_MAX_MESSAGE_SIZE
 from ._http_auth import AuthChallenge, parse_www_authenticate
 from ._http_headers import (
     Headers,
@@ -50,7 +51,6 @@ from ._http_headers import (
     param_header_text,
     value_at,
 )
-from ._methods import METHODS
 from ._sse import SSEParser
 
 __all__ = [

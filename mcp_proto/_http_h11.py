@@ -14,8 +14,8 @@ from typing import Any
 
 import h11
 
+from ._connection._events import NEED_DATA, ConnectionClosed, Notification, Request
 from ._errors import LocalProtocolError
-from ._events import NEED_DATA, ConnectionClosed, Notification, Request
 from ._http_client import ClientExchange, HTTPClient, HTTPPost, RequestLost
 
 __all__ = ["HTTPClientConnection"]

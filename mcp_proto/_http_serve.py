@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
+from ._connection._events import NEED_DATA, ConnectionClosed
 from ._errors import LocalProtocolError
-from ._events import NEED_DATA, ConnectionClosed
 from ._http1 import END, PAUSED, RequestHead, ServerWire, WireError
 from ._http_headers import Headers
 from ._http_limits import BODY_REFUSAL, BodyAccount, BodyBudget, client_key

@@ -50,6 +50,16 @@ import orjson
 from attrs import frozen
 
 from . import types as t
+from ._codec._message import DEFAULT_MAX_DEPTH, loads
+from ._connection._events import (
+    NEED_DATA,
+    Cancelled,
+    ErrorResponse,
+    InvalidMessage,
+    Notification,
+    Request,
+)
+from ._connection._server import ServerConnection
 from ._errors import (
     HEADER_MISMATCH,
     INTERNAL_ERROR,
@@ -61,13 +71,10 @@ from ._errors import (
     DecodeError,
     LocalProtocolError,
 )
-from ._events import NEED_DATA, Cancelled, ErrorResponse, InvalidMessage, Notification, Request
 from ._http_auth import Challenge, ProtectedResource
 from ._http_headers import Headers, RawHeaders
 from ._http_host import AllowList, Refusal, check_head
 from ._http_validate import admits, mirrored_header_problem
-from ._message import DEFAULT_MAX_DEPTH, loads
-from ._server import ServerConnection
 from ._sse import KEEPALIVE, sse_message
 
 __all__ = [

@@ -14,6 +14,7 @@ import functools
 from typing import Any
 
 from . import types as t
+from ._codec._methods import METHODS
 from ._http_headers import (
     Headers,
     HeaderValueError,
@@ -23,7 +24,6 @@ from ._http_headers import (
     header_value_matches,
     value_at,
 )
-from ._methods import METHODS
 
 __all__ = ["admits", "mirrored_header_problem"]
 

@@ -4,7 +4,7 @@
 type hints and field metadata (wire name, ``required``, ``minimum``/``maximum``,
 ``max_items``, ``json_schema``); :func:`of_type` does the same for any model
 annotation (unions, aliases, containers, ``Literal``, ``Any``).  What "valid"
-means is what the codec enforces (``mcp_proto/_codec.py``):
+means is what the codec enforces (``mcp_proto/_codec/_compile.py``):
 
 * ``None`` means absent, so optional fields are ``None`` or a value; fields the
   wire requires but Python defaults to ``None`` (request ``_meta``, META-08)

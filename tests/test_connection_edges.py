@@ -10,7 +10,6 @@ import pytest
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._stream import Tombstones
 
 from .test_connection import CAPS, META, Pair, call, events, feed, line, req, server
 
@@ -299,13 +298,6 @@ def test_encode_failure_leaves_state_unchanged() -> None:
     with pytest.raises(m.EncodeError):
         srv.send(m.Result(id=1, result=bad))
     assert srv.in_flight() == (1,)
-
-
-def test_tombstones_are_bounded() -> None:
-    stones = Tombstones(2)
-    for i in range(5):
-        stones.add(i, cancelled=bool(i % 2))
-    assert len(stones) == 2 and stones.get(0) is None and stones.get(3) is True
 
 
 def test_need_data_sentinel() -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from .._client import ClientConnection
-from .._events import NEED_DATA, ConnectionClosed, Event, Request
-from .._server import ServerConnection
-from .._stream import StreamConnection
+from .._connection._base import StreamConnection
+from .._connection._client import ClientConnection
+from .._connection._events import NEED_DATA, ConnectionClosed, Event, Request
+from .._connection._server import ServerConnection
 from ._trace import Sender, Trace, other_side
 
 __all__ = ["ConnectionPair", "drain"]

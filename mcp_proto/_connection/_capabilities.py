@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from . import types as t
-from ._codec import structure, unstructure
-from ._errors import missing_required_client_capability
+from .. import types as t
+from .._codec._compile import structure, unstructure
+from .._errors import missing_required_client_capability
 
 __all__ = [
     "has_capability",

@@ -11,7 +11,7 @@ reached (``-32603``).  ``notifications/cancelled`` for an in-flight request
 gives :class:`Cancelled`.  Responses from a client and unknown notifications are
 dropped without a reply (PAT-03, BASE-18).
 
-Sending: the rules of :mod:`mcp_proto._server_rules` are checked and the result
+Sending: the rules of :mod:`mcp_proto._connection._server_rules` are checked and the result
 stamped (``resultType``, ``io.modelcontextprotocol/serverInfo``,
 ``subscriptionId``); anything for a cancelled request is dropped.
 """
@@ -21,23 +21,23 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from . import types as t
-from ._capabilities import has_capability
-from ._codec import structure, unstructure
-from ._errors import (
+from .. import types as t
+from .._codec._compile import structure, unstructure
+from .._codec._message import DEFAULT_MAX_DEPTH, Message
+from .._codec._methods import METHODS, REMOVED_METHODS, Kind
+from .._errors import (
     INTERNAL_ERROR,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     DecodeError,
     unsupported_protocol_version,
 )
+from ._base import Commit, StreamConnection
+from ._capabilities import has_capability
 from ._events import Cancelled, ConnectionClosed, Event, InvalidMessage, Notification, Request
 from ._extensions import Extension, ExtensionRegistry
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
-from ._message import DEFAULT_MAX_DEPTH, Message
-from ._methods import METHODS, REMOVED_METHODS, Kind
 from ._server_rules import InFlight, ServerRules
-from ._stream import Commit, StreamConnection
 
 __all__ = ["DEFAULT_SERVER_INFO", "LATEST_PROTOCOL_VERSION", "ServerConnection"]
 

@@ -14,7 +14,7 @@ from types import MappingProxyType
 
 from attrs import frozen
 
-from . import types as t
+from .. import types as t
 
 __all__ = [
     "METHODS",

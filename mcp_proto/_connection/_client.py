@@ -24,16 +24,19 @@ from typing import Any
 
 import attrs
 
-from . import types as t
-from ._capabilities import undeclared_input_requests
-from ._codec import structure, unstructure
-from ._errors import (
+from .. import types as t
+from .._codec._compile import structure, unstructure
+from .._codec._message import DEFAULT_MAX_DEPTH, Message, structure_result
+from .._codec._methods import METHODS, Direction, Kind
+from .._errors import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     UNSUPPORTED_PROTOCOL_VERSION,
     DecodeError,
     LocalProtocolError,
 )
+from ._base import Commit, StreamConnection
+from ._capabilities import undeclared_input_requests
 from ._events import (
     ConnectionClosed,
     ErrorResponse,
@@ -50,11 +53,8 @@ from ._events import (
 )
 from ._extensions import Extension, ExtensionRegistry
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
-from ._message import DEFAULT_MAX_DEPTH, Message, structure_result
-from ._methods import METHODS, Direction, Kind
 from ._server import LATEST_PROTOCOL_VERSION
 from ._server_rules import matches_filter
-from ._stream import Commit, StreamConnection
 
 __all__ = ["DEFAULT_CLIENT_INFO", "ClientConnection"]
 

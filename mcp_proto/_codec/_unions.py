@@ -21,8 +21,8 @@ from typing import Any, Literal, get_args, get_origin
 
 import attrs
 
-from . import types as model
-from ._codec import _SPECIAL_UNIONS, Fn, Invalid, _hints_of, _strip_none, bad, structurer
+from .. import types as model
+from ._compile import _SPECIAL_UNIONS, Fn, Invalid, _hints_of, _strip_none, bad, structurer
 
 __all__ = ["union_structurer"]
 

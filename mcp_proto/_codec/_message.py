@@ -37,9 +37,9 @@ from typing import Any, Final, TypeAlias
 
 import orjson
 
-from . import types as t
-from ._codec import Invalid, _unstructurers, invalid_to_decode_error, structurer, unstructure
-from ._errors import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, DecodeError, EncodeError
+from .. import types as t
+from .._errors import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, DecodeError, EncodeError
+from ._compile import Invalid, _unstructurers, invalid_to_decode_error, structurer, unstructure
 from ._methods import METHODS, Kind
 
 __all__ = [

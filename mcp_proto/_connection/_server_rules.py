@@ -32,14 +32,14 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from . import types as t
+from .. import types as t
+from .._codec._compile import unstructure
+from .._codec._methods import METHODS
+from .._errors import LocalProtocolError
+from ._base import Commit
 from ._capabilities import undeclared_input_requests
-from ._codec import unstructure
-from ._errors import LocalProtocolError
 from ._events import ErrorResponse, InvalidMessage, Notification, Result
 from ._extensions import ExtensionRegistry
-from ._methods import METHODS
-from ._stream import Commit
 
 if TYPE_CHECKING:
     from ._server import ServerConnection

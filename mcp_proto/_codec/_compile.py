@@ -33,8 +33,8 @@ from typing import Any, Literal, TypeVar, get_args, get_origin
 
 import attrs
 
-from ._errors import INVALID_PARAMS, DecodeError, EncodeError
-from ._model import EMPTY
+from .._errors import INVALID_PARAMS, DecodeError, EncodeError
+from .._model import EMPTY
 
 __all__ = ["structure", "unstructure", "source_of"]
 
@@ -84,9 +84,12 @@ _hints: dict[type, dict[str, Any]] = {}
 
 
 def source_of(cls: type) -> str:
-    """The generated structure and unstructure source for a model class (for debugging)."""
-    structurer(cls)
+    """The generated structure and unstructure source for a model class (for debugging).
+
+    Raises ``TypeError`` for a type the codec does not support.
+    """
     unstructurer(cls)
+    structurer(cls)
     return _sources[cls]
 
 

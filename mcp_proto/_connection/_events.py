@@ -16,8 +16,8 @@ from typing import Any
 import attrs
 from attrs import frozen
 
-from . import types as t
-from ._errors import INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND, DecodeError
+from .. import types as t
+from .._errors import INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND, DecodeError
 
 __all__ = [
     "NEED_DATA",

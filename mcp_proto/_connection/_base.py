@@ -17,12 +17,12 @@ from typing import Any, TypeAlias
 import orjson
 from attrs import frozen
 
-from . import types as t
-from ._codec import unstructure
-from ._errors import DecodeError, EncodeError, RemoteProtocolError
+from .. import types as t
+from .._codec._compile import unstructure
+from .._codec._message import DEFAULT_MAX_DEPTH, Message, loads, message_from_json
+from .._errors import DecodeError, EncodeError, RemoteProtocolError
 from ._events import NEED_DATA, ConnectionClosed, Event
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE, LineBuffer
-from ._message import DEFAULT_MAX_DEPTH, Message, loads, message_from_json
 
 __all__ = ["Commit", "Statistics", "StreamConnection", "Tombstones"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from ._errors import RemoteProtocolError
+from .._errors import RemoteProtocolError
 
 __all__ = ["DEFAULT_MAX_MESSAGE_SIZE", "LineBuffer"]
 

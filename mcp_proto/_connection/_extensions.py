@@ -18,10 +18,10 @@ from typing import Any
 
 from attrs import field, frozen
 
-from . import types as t
-from ._codec import structure
-from ._errors import LocalProtocolError
-from .metakeys import check_extension_id
+from .. import types as t
+from .._codec._compile import structure
+from .._errors import LocalProtocolError
+from ..metakeys import check_extension_id
 
 __all__ = ["Extension", "ExtensionRegistry"]
 
