@@ -8,7 +8,7 @@ Four figures per ``tools/call`` POST (the request of ``bench/http_throughput.py`
 237-byte JSON response, best of 5 runs, in one process:
 
 * ``h11``: ``h11.Connection(SERVER)`` reads the request and writes the response;
-* ``ServerWire``: ``mcp_proto._http1.ServerWire`` does the same;
+* ``ServerWire``: ``mcp_proto.http.wire.ServerWire`` does the same;
 * ``ServerWire, chunked``: the same request with its body sent ``chunked`` in three
   chunks (one with a chunk extension) and a trailer field, the reader's strictest path;
 * ``exchange``: the whole of it through ``HTTPServerConnection`` -- framing, the
@@ -33,8 +33,8 @@ from http_throughput import post
 import mcp_proto as m
 from mcp_proto import types as t
 from mcp_proto._app import ServerSettings, answer
-from mcp_proto._http1 import PAUSED, ServerWire
 from mcp_proto.http import HTTPServer, HTTPServerConnection
+from mcp_proto.http.wire import PAUSED, ServerWire
 
 BODY = b"x" * 237
 HEADERS = [("content-type", "application/json"), ("content-length", "237")]

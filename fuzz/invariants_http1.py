@@ -1,7 +1,7 @@
 """The server's HTTP/1.1 reader against h11 and llhttp: the differential; the ``http1`` harness.
 
 The same bytes -- one TCP connection's worth of pipelined requests -- go to three readers:
-ours (``mcp_proto._http1.ServerWire``), h11 (``h11.Connection(h11.SERVER)``) and llhttp
+ours (``mcp_proto.http.wire.ServerWire``), h11 (``h11.Connection(h11.SERVER)``) and llhttp
 (``httptools.HttpRequestParser``, the parser behind uvicorn).  Each answers every complete
 request at once with an empty ``404`` (so the next pipelined request is read; ``404``
 rather than ``200`` so that h11 does not take a ``CONNECT`` as switching protocols) and
@@ -43,7 +43,7 @@ from typing import Any, NamedTuple
 import h11
 import httptools
 
-from mcp_proto import _http1
+from mcp_proto.http import wire as _http1
 
 from .invariants import BYTEWISE_LIMIT
 
@@ -244,7 +244,7 @@ def differential(data: bytes) -> tuple[Reading, Reading | None, Reading]:
     return ours, h11_, llhttp
 
 
-#: the reader the byte-by-byte run uses: ``mcp_proto._http1``, or under the fuzzer a copy
+#: the reader the byte-by-byte run uses: ``mcp_proto.http.wire``, or under the fuzzer a copy
 #: it does not instrument (:func:`after_instrumentation`)
 BYTEWISE: dict[str, ModuleType] = {"reader": _http1}
 

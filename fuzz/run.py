@@ -38,7 +38,7 @@ HARNESSES = {
 
 #: the modules whose coverage guides a harness, when not all of mcp_proto and h11: the
 #: ``http1`` harness explores our reader only (h11 is its slow second opinion)
-INSTRUMENT = {"http1": ["mcp_proto._http1"]}
+INSTRUMENT = {"http1": ["mcp_proto.http.wire"]}
 
 #: libFuzzer dictionaries (tokens the mutator splices in), written next to the corpus
 DICTIONARIES = {
@@ -94,9 +94,10 @@ def fuzz_one(name: str, flags: list[str]) -> None:
         import h11  # noqa: F401
 
         import mcp_proto
-        import mcp_proto._http_h11
         import mcp_proto.http
-        import mcp_proto.schema  # noqa: F401
+        import mcp_proto.schema
+
+        mcp_proto.http.HTTPClientConnection  # noqa: B018 (imports the h11 client, instrumented)
     import importlib
 
     from fuzz import corpus

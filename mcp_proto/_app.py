@@ -30,7 +30,7 @@ from ._errors import (
     LocalProtocolError,
 )
 from ._fanout import FANOUT_QUEUE, FANOUT_TIMEOUT
-from ._http_limits import (
+from .http.limits import (
     DEFAULT_BODY_ALLOWANCE,
     DEFAULT_BODY_BUDGET,
     DEFAULT_MAX_LISTENS_PER_CLIENT,
@@ -446,7 +446,7 @@ class ServerSettings(Generic[H]):
     to send a whole request (slowloris).  ``max_connections``: open HTTP
     connections at most; ``max_listens`` of them (default half) may hold an open
     listen, ``max_listens_per_client`` per client (peer address, or bearer token: see
-    :mod:`mcp_proto._http_limits`).  ``body_allowance``: request body bytes each HTTP
+    :mod:`mcp_proto.http.limits`).  ``body_allowance``: request body bytes each HTTP
     connection buffers on its own; ``body_budget``: body bytes past that all
     connections buffer together.  ``fanout_queue``: change notifications a
     subscriber may have waiting before it is ended (:mod:`mcp_proto._fanout`);

@@ -27,7 +27,7 @@ from ._connection._events import (
 )
 from ._connection._events import Request as RequestEvent
 from ._errors import LocalProtocolError
-from ._http_client import ToolRejected
+from .http._client import ToolRejected
 
 __all__ = ["AsyncHTTPSession"]
 

@@ -34,7 +34,7 @@ from ._connection._events import (
 )
 from ._connection._framing import DEFAULT_MAX_MESSAGE_SIZE
 from ._errors import RemoteProtocolError
-from ._http_client import (
+from .http._client import (
     AuthenticationRequired,
     HTTPClient,
     RequestLost,

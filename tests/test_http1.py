@@ -1,4 +1,4 @@
-"""The server's own HTTP/1.1 (``mcp_proto._http1``), checked against h11 and RFC 9112.
+"""The server's own HTTP/1.1 (``mcp_proto.http.wire``), checked against h11 and RFC 9112.
 
 Well-formed requests, cut anywhere, must read exactly as h11 reads them; every
 response must read back through an h11 client; each refusal in the table gets
@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcp_proto import LocalProtocolError
-from mcp_proto._http1 import END, PAUSED, RequestHead, ServerWire, WireError
+from mcp_proto.http.wire import END, PAUSED, RequestHead, ServerWire, WireError
 
 TCHAR = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+-.^_`|~"
 TOKEN = st.text(TCHAR, min_size=1, max_size=12)

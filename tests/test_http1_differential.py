@@ -45,7 +45,7 @@ from hypothesis import strategies as st
 
 from fuzz import invariants_http1 as diff
 from fuzz.invariants_http1 import Reading, read_h11, read_llhttp, read_ours, violation
-from mcp_proto import _http1
+from mcp_proto.http import wire as _http1
 from tests.http_hostile import CASES, SECOND, cases
 from tests.test_http1 import requests
 

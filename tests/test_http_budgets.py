@@ -1,4 +1,4 @@
-"""The budgets an HTTP server's connections share (``mcp_proto._http_limits``), without I/O.
+"""The budgets an HTTP server's connections share (``mcp_proto.http.limits``), without I/O.
 
 Listens per client and per server, body bytes past each connection's allowance, who a
 client is, and the ``HTTPServerConnection`` that draws on the body budget: refused with
@@ -15,8 +15,8 @@ import orjson
 import mcp_proto as m
 from mcp_proto import types as t
 from mcp_proto._app import ServerSettings
-from mcp_proto._http_limits import BodyAccount, BodyBudget, ListenBudget, client_key
 from mcp_proto.http import Challenge, Headers, HTTPServerConnection, ProtectedResource, Reply
+from mcp_proto.http.limits import BodyAccount, BodyBudget, ListenBudget, client_key
 from tests._http_helpers import body, headers, make_server
 
 KIB = 1024

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._http_host import (
+from mcp_proto.http import HTTPServer, HTTPServerConnection, ProtectedResource
+from mcp_proto.http.host import (
     AllowList,
     Refusal,
     check_head,
@@ -24,7 +25,6 @@ from mcp_proto._http_host import (
     parse_origin,
     parse_target,
 )
-from mcp_proto.http import HTTPServer, HTTPServerConnection, ProtectedResource
 
 from ._http_helpers import body, headers, make_server, post, reply_of
 

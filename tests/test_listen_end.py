@@ -24,7 +24,7 @@ import pytest
 import mcp_proto_sync._http as sync_http
 from mcp_proto._app import ServerSettings
 from mcp_proto._fanout import Outbox
-from mcp_proto._http_limits import ListenBudget
+from mcp_proto.http.limits import ListenBudget
 from tests.test_fanout import (
     ADAPTERS,
     LISTEN,

@@ -11,7 +11,7 @@ of its own, which closes the connection when a write takes over ``fanout_timeout
 seconds or the listen falls ``fanout_queue`` notifications behind (after its result).
 
 Listens and buffered bodies draw on the budgets the connections share
-(:mod:`mcp_proto._http_limits`).  A connection that closes after its last response
+(:mod:`mcp_proto.http.limits`).  A connection that closes after its last response
 closes lingeringly (``LINGER_TIME``, ``LINGER_BYTES``), once the listen's writer
 has stopped.
 """
@@ -34,8 +34,8 @@ from mcp_proto._app import (
     default_answer,
 )
 from mcp_proto._fanout import listen_end, peer_of, write_timed_out
-from mcp_proto._http_limits import BodyBudget, ListenBudget
 from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
+from mcp_proto.http.limits import BodyBudget, ListenBudget
 
 from ._server import Changes, Context, Server, run_handler
 

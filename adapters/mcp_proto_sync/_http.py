@@ -11,7 +11,7 @@ writes what the socket takes at once and leaves the rest to a thread of the list
 own; that thread closes the connection when a write takes over ``fanout_timeout``
 seconds or the listen falls ``fanout_queue`` notifications behind (after its result).
 
-The listen and body budgets (:mod:`mcp_proto._http_limits`) are shared by the connection
+The listen and body budgets (:mod:`mcp_proto.http.limits`) are shared by the connection
 threads, so they are used here through subclasses that take a lock.  A connection that
 closes after its last response closes lingeringly (``LINGER_TIME``, ``LINGER_BYTES``),
 once its listen has ended and nothing more of it is written.
@@ -38,8 +38,8 @@ from mcp_proto._app import (
     default_answer,
 )
 from mcp_proto._fanout import Outbox, listen_end, peer_of, write_timed_out
-from mcp_proto._http_limits import BodyBudget, ListenBudget
 from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
+from mcp_proto.http.limits import BodyBudget, ListenBudget
 
 from ._server import Context, Server, _Workers, run_handler
 

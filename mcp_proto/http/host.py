@@ -25,7 +25,7 @@ the grammar gives ``None``), linear in its input, and an accepted authority
 serialises back to exactly the text it came from.
 
 :func:`check_head` applies them to a request head, for
-:class:`~mcp_proto._http_server.ServerExchange`: a target that is neither
+:class:`~mcp_proto.http._server.ServerExchange`: a target that is neither
 origin-form nor absolute-form, an invalid ``Host``, or an absolute-form target
 whose authority disagrees with ``Host`` is ``400`` (RFC 9112 3.2); an authority
 or an ``Origin`` the allow-lists do not admit is ``403`` (HTTP-02).

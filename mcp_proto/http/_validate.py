@@ -5,7 +5,7 @@
 ``Mcp-Param-{Name}`` headers are present once, well formed (the Base64 sentinel
 decoded first) and equal to the body.  It returns the ``-32020`` message, or
 ``None``.  A body value of the wrong JSON type is left to the core (``-32602``).
-:func:`admits` reads ``Accept``; ``Host`` and ``Origin`` are :mod:`mcp_proto._http_host`'s.
+:func:`admits` reads ``Accept``; ``Host`` and ``Origin`` are :mod:`mcp_proto.http.host`'s.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from . import types as t
-from ._codec._methods import METHODS
-from ._http_headers import (
+from .. import types as t
+from .._codec._methods import METHODS
+from ._headers import (
     Headers,
     HeaderValueError,
     InvalidToolHeaders,

@@ -1,8 +1,8 @@
 """The server side of Streamable HTTP over one TCP connection: bytes in, events out, bytes out.
 
 :class:`HTTPServerConnection` puts the HTTP/1.1 framing of
-:class:`~mcp_proto._http1.ServerWire` around the binding of
-:mod:`mcp_proto._http_server`: one exchange at a time, keep-alive between them,
+:class:`~mcp_proto.http.wire.ServerWire` around the binding of
+:mod:`mcp_proto.http._server`: one exchange at a time, keep-alive between them,
 and end of input.  HTTP/1.1 has one exchange in flight per connection, so
 concurrent requests -- a long ``subscriptions/listen`` beside a ``tools/call``
 -- use one connection each; that is the adapter's job.
@@ -11,7 +11,7 @@ End of input from the client while a request is running is the client
 closing the response: the connection reports :class:`~mcp_proto.Cancelled`
 for it, as on stdio (HTTP-SSE-5), then :class:`~mcp_proto.ConnectionClosed`.
 
-With a ``budget`` (one :class:`~mcp_proto._http_limits.BodyBudget` shared by a server's
+With a ``budget`` (one :class:`~mcp_proto.http.limits.BodyBudget` shared by a server's
 connections) body bytes past its allowance draw on it; a request whose body does not fit
 is answered ``503`` with ``Retry-After`` and the connection closed.  What a request drew
 is given back when its exchange ends, or at :meth:`HTTPServerConnection.close`, which the
@@ -25,12 +25,10 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-from ._connection._events import NEED_DATA, ConnectionClosed
-from ._errors import LocalProtocolError
-from ._http1 import END, PAUSED, RequestHead, ServerWire, WireError
-from ._http_headers import Headers
-from ._http_limits import BODY_REFUSAL, BodyAccount, BodyBudget, client_key
-from ._http_server import (
+from .._connection._events import NEED_DATA, ConnectionClosed
+from .._errors import LocalProtocolError
+from ._headers import Headers
+from ._server import (
     HTTPServer,
     Reply,
     ResponseData,
@@ -39,6 +37,8 @@ from ._http_server import (
     ServerExchange,
     reply_parts,
 )
+from .limits import BODY_REFUSAL, BodyAccount, BodyBudget, client_key
+from .wire import END, PAUSED, RequestHead, ServerWire, WireError
 
 __all__ = ["DEFAULT_MAX_HEADERS", "DEFAULT_MAX_HEAD", "HTTPServerConnection"]
 
@@ -67,7 +67,7 @@ class HTTPServerConnection:
     :meth:`next_event` returns ``ConnectionClosed``: write the bytes, then
     close.  A request head over ``max_incomplete_event_size`` bytes or
     ``max_headers`` fields is answered ``431`` and the connection closed; HTTP
-    it cannot read, ``400`` (``414``, ``501``, ``505``: see :mod:`mcp_proto._http1`).
+    it cannot read, ``400`` (``414``, ``501``, ``505``: see :mod:`mcp_proto.http.wire`).
     """
 
     def __init__(

@@ -29,20 +29,20 @@ import attrs
 import orjson
 from attrs import frozen
 
-from . import types as t
-from ._codec._methods import METHODS
-from ._connection._client import ClientConnection
-from ._connection._events import NEED_DATA, Event, Notification, Request, Result
-from ._connection._framing import DEFAULT_MAX_MESSAGE_SIZE
-from ._errors import (
+from .. import types as t
+from .._codec._methods import METHODS
+from .._connection._client import ClientConnection
+from .._connection._events import NEED_DATA, Event, Notification, Request, Result
+from .._connection._framing import DEFAULT_MAX_MESSAGE_SIZE
+from .._errors import (
     HEADER_MISMATCH,
     METHOD_NOT_FOUND,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     UNSUPPORTED_PROTOCOL_VERSION,
     LocalProtocolError,
 )
-from ._http_auth import AuthChallenge, parse_www_authenticate
-from ._http_headers import (
+from ._auth import AuthChallenge, parse_www_authenticate
+from ._headers import (
     Headers,
     InvalidToolHeaders,
     RawHeaders,

@@ -22,8 +22,8 @@ from typing import Final
 
 from attrs import frozen
 
-from ._connection._framing import DEFAULT_MAX_MESSAGE_SIZE
-from ._errors import RemoteProtocolError
+from .._connection._framing import DEFAULT_MAX_MESSAGE_SIZE
+from .._errors import RemoteProtocolError
 
 __all__ = ["KEEPALIVE", "SSEEvent", "SSEParser", "sse_event", "sse_message"]
 

@@ -26,11 +26,11 @@ from typing import Final
 
 from attrs import evolve
 
-from . import types as t
-from ._errors import INTERNAL_ERROR
-from ._http_auth import bearer_token
-from ._http_headers import Headers
-from ._http_server import HTTPServer, Reply, _error_reply
+from .. import types as t
+from .._errors import INTERNAL_ERROR
+from ._auth import bearer_token
+from ._headers import Headers
+from ._server import HTTPServer, Reply, _error_reply
 
 __all__ = [
     "BODY_REFUSAL",

@@ -1,11 +1,11 @@
 """The client side of Streamable HTTP over one TCP connection, with h11.
 
 :class:`HTTPClientConnection` wraps an ``h11.Connection`` around the h11-free
-client binding (:mod:`mcp_proto._http_client`).  It adds only HTTP/1.1 framing:
+client binding (:mod:`mcp_proto.http._client`).  It adds only HTTP/1.1 framing:
 one exchange per h11 cycle, keep-alive between them, and end of input.  HTTP/1.1
 has one exchange in flight per connection, so concurrent requests -- a long
 ``subscriptions/listen`` beside a ``tools/call`` -- use one connection each;
-that is the adapter's job.  The server side is :mod:`mcp_proto._http_serve`.
+that is the adapter's job.  The server side is :mod:`mcp_proto.http._server_connection`.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Any
 
 import h11
 
-from ._connection._events import NEED_DATA, ConnectionClosed, Notification, Request
-from ._errors import LocalProtocolError
-from ._http_client import ClientExchange, HTTPClient, HTTPPost, RequestLost
+from .._connection._events import NEED_DATA, ConnectionClosed, Notification, Request
+from .._errors import LocalProtocolError
+from ._client import ClientExchange, HTTPClient, HTTPPost, RequestLost
 
 __all__ = ["HTTPClientConnection"]
 

@@ -37,9 +37,9 @@ from typing import TypeAlias
 
 from attrs import frozen
 
-from ._connection._events import _Sentinel
-from ._errors import LocalProtocolError
-from ._http_headers import Headers
+from .._connection._events import _Sentinel
+from .._errors import LocalProtocolError
+from ._headers import Headers
 
 __all__ = ["END", "PAUSED", "RequestHead", "ServerWire", "WireError"]
 

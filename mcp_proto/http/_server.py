@@ -1,7 +1,7 @@
 """The server half of the Streamable HTTP binding, with no HTTP library behind it.
 
 A host that has already parsed an HTTP request (ASGI, WSGI, a serverless
-handler, or :mod:`mcp_proto._http_serve`) gives :meth:`HTTPServer.exchange` the
+handler, or :mod:`mcp_proto.http._server_connection`) gives :meth:`HTTPServer.exchange` the
 method, target and headers, feeds the body with :meth:`ServerExchange.receive_body`,
 and reads :meth:`ServerExchange.next_event`: a :class:`~mcp_proto.Request` for
 the application, or a :class:`Reply` the binding wrote itself (an error, a
@@ -9,7 +9,7 @@ the application, or a :class:`Reply` the binding wrote itself (an error, a
 ``send(Notification(...))``, ``send(reply)`` -- returns response parts
 (:class:`ResponseStart`, :class:`ResponseData`, :class:`ResponseEnd`) that map
 one to one onto ASGI messages, WSGI ``start_response`` plus an iterable, or the
-writes of our HTTP/1.1 (:mod:`mcp_proto._http1`).
+writes of our HTTP/1.1 (:mod:`mcp_proto.http.wire`).
 
 Checks, in order, before the application sees anything (each a :class:`Reply`):
 
@@ -49,9 +49,9 @@ from urllib.parse import parse_qs
 import orjson
 from attrs import frozen
 
-from . import types as t
-from ._codec._message import DEFAULT_MAX_DEPTH, loads
-from ._connection._events import (
+from .. import types as t
+from .._codec._message import DEFAULT_MAX_DEPTH, loads
+from .._connection._events import (
     NEED_DATA,
     Cancelled,
     ErrorResponse,
@@ -59,8 +59,8 @@ from ._connection._events import (
     Notification,
     Request,
 )
-from ._connection._server import ServerConnection
-from ._errors import (
+from .._connection._server import ServerConnection
+from .._errors import (
     HEADER_MISMATCH,
     INTERNAL_ERROR,
     INVALID_REQUEST,
@@ -71,11 +71,11 @@ from ._errors import (
     DecodeError,
     LocalProtocolError,
 )
-from ._http_auth import Challenge, ProtectedResource
-from ._http_headers import Headers, RawHeaders
-from ._http_host import AllowList, Refusal, check_head
-from ._http_validate import admits, mirrored_header_problem
+from ._auth import Challenge, ProtectedResource
+from ._headers import Headers, RawHeaders
 from ._sse import KEEPALIVE, sse_message
+from ._validate import admits, mirrored_header_problem
+from .host import AllowList, Refusal, check_head
 
 __all__ = [
     "DEFAULT_ALLOWED_HOSTS",
@@ -205,7 +205,7 @@ class HTTPServer:
     capabilities, versions, server info).  ``allowed_hosts`` and
     ``allowed_origins`` hold host names (any port), ``host:port`` pairs (that
     port only) and, for origins, ``scheme://host[:port]``; they become
-    :class:`~mcp_proto._http_host.AllowList` values, and an entry outside that
+    :class:`~mcp_proto.http.host.AllowList` values, and an entry outside that
     grammar raises ValueError.  ``None`` turns that allow-list off (a ``Host``
     that is not ``host[:port]`` is still ``400``).  ``tools`` gives the server's
     tools by name so ``Mcp-Param-*`` headers are checked against their

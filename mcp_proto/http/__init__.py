@@ -8,16 +8,25 @@ Two layers:
   serverless hosts;
 * :class:`HTTPServerConnection` / :class:`HTTPClientConnection`: the same over
   the bytes of one TCP connection; the server side with its own strict
-  HTTP/1.1 reader and writer (:mod:`mcp_proto._http1`), the client side with h11.
+  HTTP/1.1 reader and writer (:mod:`mcp_proto.http.wire`), the client side with h11.
 
 Also here: the header value encoding, ``x-mcp-header`` checks, the SSE writer
 and parser, and the authorization hooks.  ``h11`` is imported only when
 :class:`HTTPClientConnection` is first used.
+
+Three lower-level submodules are public for hosts, tests and differential
+fuzzing: :mod:`mcp_proto.http.wire` (the server's HTTP/1.1 reader and writer),
+:mod:`mcp_proto.http.host` (the ``Host``/``Origin``/request-target grammar and
+allow-lists) and :mod:`mcp_proto.http.limits` (the listen and body budgets a
+server's connections share).
+
+May import: the kernel, ``mcp_proto.types``, ``mcp_proto._errors``, and the
+codec and connection layers; never an event loop.
 """
 
 from typing import TYPE_CHECKING, Any
 
-from ._http_auth import (
+from ._auth import (
     WELL_KNOWN_PRM,
     AuthChallenge,
     Challenge,
@@ -25,7 +34,7 @@ from ._http_auth import (
     bearer_token,
     parse_www_authenticate,
 )
-from ._http_client import (
+from ._client import (
     ACCEPT,
     AuthenticationRequired,
     ClientExchange,
@@ -37,7 +46,7 @@ from ._http_client import (
     UnexpectedResponse,
     detect_era,
 )
-from ._http_headers import (
+from ._headers import (
     MAX_SAFE_INTEGER,
     HeaderParam,
     Headers,
@@ -50,8 +59,7 @@ from ._http_headers import (
     param_header_text,
     tool_header_problem,
 )
-from ._http_serve import HTTPServerConnection
-from ._http_server import (
+from ._server import (
     DEFAULT_ALLOWED_HOSTS,
     DEFAULT_MAX_BODY_SIZE,
     HTTPServer,
@@ -62,18 +70,19 @@ from ._http_server import (
     ResponseStart,
     ServerExchange,
 )
+from ._server_connection import HTTPServerConnection
 from ._sse import KEEPALIVE, SSEEvent, SSEParser, sse_event, sse_message
 
 if TYPE_CHECKING:
-    from ._http_h11 import HTTPClientConnection
+    from ._client_connection import HTTPClientConnection
 
 
 def __getattr__(name: str) -> Any:
     """The h11 client connection, imported on first use: the rest needs no h11."""
     if name == "HTTPClientConnection":
-        from . import _http_h11
+        from . import _client_connection
 
-        return getattr(_http_h11, name)
+        return getattr(_client_connection, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

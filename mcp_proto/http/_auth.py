@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 from attrs import field, frozen
 
-from ._http_headers import Headers
+from ._headers import Headers
 
 __all__ = [
     "WELL_KNOWN_PRM",
