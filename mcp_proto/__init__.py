@@ -5,43 +5,52 @@ The message model lives in :mod:`mcp_proto.types`.
 """
 
 from . import types
-from ._codec._compile import source_of, structure, unstructure
-from ._codec._message import (
+from ._codec import (
     DEFAULT_MAX_DEPTH,
+    METHODS,
+    REMOVED_METHODS,
+    Direction,
+    Kind,
     Message,
+    MethodInfo,
     decode_message,
     encode_message,
+    method_info,
+    source_of,
+    structure,
     structure_result,
+    unstructure,
 )
-from ._codec._methods import METHODS, REMOVED_METHODS, Direction, Kind, MethodInfo, method_info
-from ._connection._base import Statistics
-from ._connection._capabilities import (
-    has_capability,
-    missing_capabilities,
-    require_client_capabilities,
-    undeclared_input_requests,
-)
-from ._connection._client import DEFAULT_CLIENT_INFO, ClientConnection
-from ._connection._events import (
+from ._connection import (
+    DEFAULT_CLIENT_INFO,
+    DEFAULT_MAX_MESSAGE_SIZE,
+    DEFAULT_SERVER_INFO,
+    LATEST_PROTOCOL_VERSION,
+    LOG_LEVELS,
     NEED_DATA,
     Cancelled,
+    ClientConnection,
     ConnectionClosed,
     ErrorResponse,
     Event,
+    Extension,
+    InFlight,
     InputRequired,
     InvalidMessage,
     InvalidResponse,
     Notification,
     Request,
     Result,
+    ServerConnection,
+    Statistics,
     SubscriptionAcknowledged,
     SubscriptionEnded,
     VersionNotSupported,
+    has_capability,
+    missing_capabilities,
+    require_client_capabilities,
+    undeclared_input_requests,
 )
-from ._connection._extensions import Extension
-from ._connection._framing import DEFAULT_MAX_MESSAGE_SIZE
-from ._connection._server import DEFAULT_SERVER_INFO, LATEST_PROTOCOL_VERSION, ServerConnection
-from ._connection._server_rules import LOG_LEVELS, InFlight
 from ._errors import (
     HEADER_MISMATCH,
     INTERNAL_ERROR,

@@ -16,11 +16,8 @@ from typing import Any, Generic, TypeVar
 import attrs
 
 from . import types as t
-from ._codec._compile import structure, unstructure
-from ._codec._methods import METHODS
-from ._connection._events import ErrorResponse, Notification, Request, Result
-from ._connection._server import ServerConnection
-from ._connection._server_rules import LOG_LEVELS
+from ._codec import METHODS, structure, unstructure
+from ._connection import LOG_LEVELS, ErrorResponse, Notification, Request, Result, ServerConnection
 from ._errors import (
     INTERNAL_ERROR,
     INVALID_PARAMS,

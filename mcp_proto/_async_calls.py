@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
 from . import types as t
-from ._connection._events import Notification, SubscriptionEnded
+from ._connection import Notification, SubscriptionEnded
 
 __all__ = ["AsyncCalls", "Subscription"]
 

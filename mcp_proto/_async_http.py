@@ -18,14 +18,14 @@ from typing import Any, ClassVar, Self
 from . import types as t
 from ._async_calls import AsyncCalls, Subscription
 from ._client_calls import HTTPClientSettings, build_request, http_failure, outcome_of
-from ._connection._events import (
+from ._connection import (
     NEED_DATA,
     InputRequired,
     Notification,
     SubscriptionAcknowledged,
     SubscriptionEnded,
 )
-from ._connection._events import Request as RequestEvent
+from ._connection import Request as RequestEvent
 from ._errors import LocalProtocolError
 from .http._client import ToolRejected
 

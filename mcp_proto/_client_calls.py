@@ -17,10 +17,10 @@ import attrs
 
 from . import types as t
 from ._app import McpError
-from ._codec._compile import structure, unstructure
-from ._codec._methods import METHODS
-from ._connection._client import ClientConnection
-from ._connection._events import (
+from ._codec import METHODS, structure, unstructure
+from ._connection import (
+    DEFAULT_MAX_MESSAGE_SIZE,
+    ClientConnection,
     ConnectionClosed,
     ErrorResponse,
     InputRequired,
@@ -32,7 +32,6 @@ from ._connection._events import (
     SubscriptionEnded,
     VersionNotSupported,
 )
-from ._connection._framing import DEFAULT_MAX_MESSAGE_SIZE
 from ._errors import RemoteProtocolError
 from .http._client import (
     AuthenticationRequired,

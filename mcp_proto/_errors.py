@@ -154,7 +154,7 @@ def missing_required_client_capability(
     required: ClientCapabilities, message: str = "Missing required client capability"
 ) -> Error:
     """``-32021`` with ``data.requiredCapabilities`` naming what the client lacks (META-10)."""
-    from ._codec._compile import unstructure
+    from ._codec import unstructure
 
     return Error(
         code=MISSING_REQUIRED_CLIENT_CAPABILITY,

@@ -26,7 +26,7 @@ from enum import Enum
 from typing import Any, Generic, TypeVar
 
 from . import types as t
-from ._connection._events import Notification, Result
+from ._connection import Notification, Result
 
 __all__ = [
     "AsyncChanges",

@@ -8,3 +8,34 @@ method) and whole-message decode/encode (``_message``).
 May import: ``mcp_proto._model``, ``mcp_proto.types``, ``mcp_proto._errors``.
 Knows nothing of connections, transports or time.
 """
+
+from ._compile import source_of, structure, unstructure
+from ._message import (
+    DEFAULT_MAX_DEPTH,
+    Message,
+    decode_message,
+    encode_message,
+    loads,
+    message_from_json,
+    structure_result,
+)
+from ._methods import METHODS, REMOVED_METHODS, Direction, Kind, MethodInfo, method_info
+
+__all__ = [
+    "DEFAULT_MAX_DEPTH",
+    "Direction",
+    "Kind",
+    "METHODS",
+    "Message",
+    "MethodInfo",
+    "REMOVED_METHODS",
+    "decode_message",
+    "encode_message",
+    "loads",
+    "message_from_json",
+    "method_info",
+    "source_of",
+    "structure",
+    "structure_result",
+    "unstructure",
+]

@@ -10,3 +10,66 @@ May import: the kernel (``mcp_proto._model``), ``mcp_proto.metakeys``,
 ``mcp_proto.types``, ``mcp_proto._errors`` and the codec layer
 (``mcp_proto._codec``).  Knows nothing of HTTP, sockets or time.
 """
+
+from ._base import Statistics, StreamConnection
+from ._capabilities import (
+    has_capability,
+    missing_capabilities,
+    require_client_capabilities,
+    undeclared_input_requests,
+)
+from ._client import DEFAULT_CLIENT_INFO, ClientConnection
+from ._events import (
+    NEED_DATA,
+    Cancelled,
+    ConnectionClosed,
+    ErrorResponse,
+    Event,
+    InputRequired,
+    InvalidMessage,
+    InvalidResponse,
+    Notification,
+    Request,
+    Result,
+    SubscriptionAcknowledged,
+    SubscriptionEnded,
+    VersionNotSupported,
+    _Sentinel,
+)
+from ._extensions import Extension
+from ._framing import DEFAULT_MAX_MESSAGE_SIZE
+from ._server import DEFAULT_SERVER_INFO, LATEST_PROTOCOL_VERSION, ServerConnection
+from ._server_rules import LOG_LEVELS, InFlight
+
+__all__ = [
+    "Cancelled",
+    "ClientConnection",
+    "ConnectionClosed",
+    "DEFAULT_CLIENT_INFO",
+    "DEFAULT_MAX_MESSAGE_SIZE",
+    "DEFAULT_SERVER_INFO",
+    "ErrorResponse",
+    "Event",
+    "Extension",
+    "InFlight",
+    "InputRequired",
+    "InvalidMessage",
+    "InvalidResponse",
+    "LATEST_PROTOCOL_VERSION",
+    "LOG_LEVELS",
+    "NEED_DATA",
+    "Notification",
+    "Request",
+    "Result",
+    "ServerConnection",
+    "Statistics",
+    "StreamConnection",
+    "SubscriptionAcknowledged",
+    "SubscriptionEnded",
+    "VersionNotSupported",
+    "_Sentinel",
+    "has_capability",
+    "missing_capabilities",
+    "require_client_capabilities",
+    "undeclared_input_requests",
+]

@@ -30,10 +30,16 @@ import orjson
 from attrs import frozen
 
 from .. import types as t
-from .._codec._methods import METHODS
-from .._connection._client import ClientConnection
-from .._connection._events import NEED_DATA, Event, Notification, Request, Result
-from .._connection._framing import DEFAULT_MAX_MESSAGE_SIZE
+from .._codec import METHODS
+from .._connection import (
+    DEFAULT_MAX_MESSAGE_SIZE,
+    NEED_DATA,
+    ClientConnection,
+    Event,
+    Notification,
+    Request,
+    Result,
+)
 from .._errors import (
     HEADER_MISMATCH,
     METHOD_NOT_FOUND,

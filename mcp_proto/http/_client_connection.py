@@ -14,7 +14,7 @@ from typing import Any
 
 import h11
 
-from .._connection._events import NEED_DATA, ConnectionClosed, Notification, Request
+from .._connection import NEED_DATA, ConnectionClosed, Notification, Request
 from .._errors import LocalProtocolError
 from ._client import ClientExchange, HTTPClient, HTTPPost, RequestLost
 

@@ -50,16 +50,16 @@ import orjson
 from attrs import frozen
 
 from .. import types as t
-from .._codec._message import DEFAULT_MAX_DEPTH, loads
-from .._connection._events import (
+from .._codec import DEFAULT_MAX_DEPTH, loads
+from .._connection import (
     NEED_DATA,
     Cancelled,
     ErrorResponse,
     InvalidMessage,
     Notification,
     Request,
+    ServerConnection,
 )
-from .._connection._server import ServerConnection
 from .._errors import (
     HEADER_MISMATCH,
     INTERNAL_ERROR,

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-from .._connection._events import NEED_DATA, ConnectionClosed
+from .._connection import NEED_DATA, ConnectionClosed
 from .._errors import LocalProtocolError
 from ._headers import Headers
 from ._server import (

@@ -22,7 +22,7 @@ from typing import Final
 
 from attrs import frozen
 
-from .._connection._framing import DEFAULT_MAX_MESSAGE_SIZE
+from .._connection import DEFAULT_MAX_MESSAGE_SIZE
 from .._errors import RemoteProtocolError
 
 __all__ = ["KEEPALIVE", "SSEEvent", "SSEParser", "sse_event", "sse_message"]

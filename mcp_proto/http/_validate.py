@@ -14,7 +14,7 @@ import functools
 from typing import Any
 
 from .. import types as t
-from .._codec._methods import METHODS
+from .._codec import METHODS
 from ._headers import (
     Headers,
     HeaderValueError,

@@ -37,7 +37,7 @@ from typing import TypeAlias
 
 from attrs import frozen
 
-from .._connection._events import _Sentinel
+from .._connection import _Sentinel
 from .._errors import LocalProtocolError
 from ._headers import Headers
 

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from .._connection._base import StreamConnection
-from .._connection._client import ClientConnection
-from .._connection._events import NEED_DATA, ConnectionClosed, Event, Request
-from .._connection._server import ServerConnection
+from .._connection import (
+    NEED_DATA,
+    ClientConnection,
+    ConnectionClosed,
+    Event,
+    Request,
+    ServerConnection,
+    StreamConnection,
+)
 from ._trace import Sender, Trace, other_side
 
 __all__ = ["ConnectionPair", "drain"]

@@ -20,8 +20,8 @@ import attrs
 import orjson
 from attrs import frozen
 
-from .._codec._compile import unstructure
-from .._connection._events import NEED_DATA, ConnectionClosed, Event
+from .._codec import unstructure
+from .._connection import NEED_DATA, ConnectionClosed, Event
 from ._trace import Sender, Trace, other_side
 
 __all__ = [
