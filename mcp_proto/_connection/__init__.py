@@ -6,7 +6,7 @@ connection base class that turns bytes into events and events into bytes
 ``_server_rules``), the client role (``_client``), capability checks
 (``_capabilities``) and the extension registry (``_extensions``).
 
-May import: the kernel (``mcp_proto._model``), ``mcp_proto.metakeys``,
+May import: the kernel (``mcp_proto._model``, ``mcp_proto._util``), ``mcp_proto.metakeys``,
 ``mcp_proto.types``, ``mcp_proto._errors`` and the codec layer
 (``mcp_proto._codec``).  Knows nothing of HTTP, sockets or time.
 """
@@ -34,7 +34,6 @@ from ._events import (
     SubscriptionAcknowledged,
     SubscriptionEnded,
     VersionNotSupported,
-    _Sentinel,
 )
 from ._extensions import Extension
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
@@ -67,7 +66,6 @@ __all__ = [
     "SubscriptionAcknowledged",
     "SubscriptionEnded",
     "VersionNotSupported",
-    "_Sentinel",
     "has_capability",
     "missing_capabilities",
     "require_client_capabilities",
