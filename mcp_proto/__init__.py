@@ -7,6 +7,7 @@ The message model lives in :mod:`mcp_proto.types`.
 from . import types
 from ._codec import (
     DEFAULT_MAX_DEPTH,
+    LATEST_PROTOCOL_VERSION,
     METHODS,
     REMOVED_METHODS,
     Direction,
@@ -25,7 +26,6 @@ from ._connection import (
     DEFAULT_CLIENT_INFO,
     DEFAULT_MAX_MESSAGE_SIZE,
     DEFAULT_SERVER_INFO,
-    LATEST_PROTOCOL_VERSION,
     LOG_LEVELS,
     NEED_DATA,
     Cancelled,

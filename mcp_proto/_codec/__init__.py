@@ -19,12 +19,21 @@ from ._message import (
     message_from_json,
     structure_result,
 )
-from ._methods import METHODS, REMOVED_METHODS, Direction, Kind, MethodInfo, method_info
+from ._methods import (
+    LATEST_PROTOCOL_VERSION,
+    METHODS,
+    REMOVED_METHODS,
+    Direction,
+    Kind,
+    MethodInfo,
+    method_info,
+)
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
     "Direction",
     "Kind",
+    "LATEST_PROTOCOL_VERSION",
     "METHODS",
     "Message",
     "MethodInfo",

@@ -37,7 +37,7 @@ from ._events import (
 )
 from ._extensions import Extension
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
-from ._server import DEFAULT_SERVER_INFO, LATEST_PROTOCOL_VERSION, ServerConnection
+from ._server import DEFAULT_SERVER_INFO, ServerConnection
 from ._server_rules import LOG_LEVELS, InFlight
 
 __all__ = [
@@ -54,7 +54,6 @@ __all__ = [
     "InputRequired",
     "InvalidMessage",
     "InvalidResponse",
-    "LATEST_PROTOCOL_VERSION",
     "LOG_LEVELS",
     "NEED_DATA",
     "Notification",

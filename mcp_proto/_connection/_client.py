@@ -27,7 +27,7 @@ import attrs
 from .. import types as t
 from .._codec._compile import structure, unstructure
 from .._codec._message import DEFAULT_MAX_DEPTH, Message, structure_result
-from .._codec._methods import METHODS, Direction, Kind
+from .._codec._methods import LATEST_PROTOCOL_VERSION, METHODS, Direction, Kind
 from .._errors import (
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -53,7 +53,6 @@ from ._events import (
 )
 from ._extensions import Extension, ExtensionRegistry
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
-from ._server import LATEST_PROTOCOL_VERSION
 from ._server_rules import matches_filter
 
 __all__ = ["DEFAULT_CLIENT_INFO", "ClientConnection"]

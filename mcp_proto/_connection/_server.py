@@ -24,7 +24,7 @@ from typing import Any
 from .. import types as t
 from .._codec._compile import structure, unstructure
 from .._codec._message import DEFAULT_MAX_DEPTH, Message
-from .._codec._methods import METHODS, REMOVED_METHODS, Kind
+from .._codec._methods import LATEST_PROTOCOL_VERSION, METHODS, REMOVED_METHODS, Kind
 from .._errors import (
     INTERNAL_ERROR,
     INVALID_REQUEST,
@@ -39,9 +39,8 @@ from ._extensions import Extension, ExtensionRegistry
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
 from ._server_rules import InFlight, ServerRules
 
-__all__ = ["DEFAULT_SERVER_INFO", "LATEST_PROTOCOL_VERSION", "ServerConnection"]
+__all__ = ["DEFAULT_SERVER_INFO", "ServerConnection"]
 
-LATEST_PROTOCOL_VERSION = "2026-07-28"
 DEFAULT_SERVER_INFO = t.Implementation(name="mcp-proto", version="0.1.0")
 
 _META_ONLY = t.RequestParams
