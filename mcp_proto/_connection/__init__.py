@@ -2,8 +2,9 @@
 
 Owns: the event vocabulary (``_events``), newline framing (``_framing``), the
 connection base class that turns bytes into events and events into bytes
-(``_base``), the server role and its send rules (``_server``,
-``_server_rules``), the client role (``_client``), capability checks
+(``_base``), the request bookkeeping both roles share (``_requests``), the
+server role and its send rules (``_server``, ``_server_rules``), the client
+role (``_client``, which never imports the server role), capability checks
 (``_capabilities``) and the extension registry (``_extensions``).
 
 May import: the kernel (``mcp_proto._model``, ``mcp_proto._util``), ``mcp_proto.metakeys``,
@@ -37,8 +38,8 @@ from ._events import (
 )
 from ._extensions import Extension
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
+from ._requests import LOG_LEVELS, InFlight
 from ._server import DEFAULT_SERVER_INFO, ServerConnection
-from ._server_rules import LOG_LEVELS, InFlight
 
 __all__ = [
     "Cancelled",

@@ -53,7 +53,7 @@ from ._events import (
 )
 from ._extensions import Extension, ExtensionRegistry
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
-from ._server_rules import matches_filter
+from ._requests import matches_filter
 
 __all__ = ["DEFAULT_CLIENT_INFO", "ClientConnection"]
 

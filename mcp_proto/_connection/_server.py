@@ -37,7 +37,8 @@ from ._capabilities import has_capability
 from ._events import Cancelled, ConnectionClosed, Event, InvalidMessage, Notification, Request
 from ._extensions import Extension, ExtensionRegistry
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
-from ._server_rules import InFlight, ServerRules
+from ._requests import InFlight
+from ._server_rules import ServerRules
 
 __all__ = ["DEFAULT_SERVER_INFO", "ServerConnection"]
 
