@@ -48,6 +48,7 @@ from ._connection import (
     VersionNotSupported,
     has_capability,
     missing_capabilities,
+    missing_required_client_capability,
     require_client_capabilities,
     undeclared_input_requests,
 )
@@ -69,7 +70,6 @@ from ._errors import (
     header_mismatch,
     invalid_params,
     method_not_found,
-    missing_required_client_capability,
     unsupported_protocol_version,
 )
 from .metakeys import (

@@ -16,6 +16,7 @@ from ._base import Statistics, StreamConnection
 from ._capabilities import (
     has_capability,
     missing_capabilities,
+    missing_required_client_capability,
     require_client_capabilities,
     undeclared_input_requests,
 )
@@ -68,6 +69,7 @@ __all__ = [
     "VersionNotSupported",
     "has_capability",
     "missing_capabilities",
+    "missing_required_client_capability",
     "require_client_capabilities",
     "undeclared_input_requests",
 ]
