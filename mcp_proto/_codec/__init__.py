@@ -1,7 +1,10 @@
 """The codec layer: model values to and from JSON-RPC messages.
 
-Owns: the compiled structure/unstructure functions for the generated model
-(``_compile``), the unions that need a look at the value (``_unions``), the
+Owns: the internal decode failure and the type helpers that ``_compile`` and
+``_unions`` share (``_base``), the compiled structure/unstructure functions for
+the generated model (``_compile``), the unions that need a look at the value
+(``_unions``: it imports only ``_base`` and the model, and ``_compile`` passes
+it the structurer, so neither imports the other), the
 method registry (``_methods``: direction, kind, params and result types of each
 method) and whole-message decode/encode (``_message``).
 
