@@ -14,7 +14,7 @@ from typing import Any
 import attrs
 
 from .. import types as t
-from .._codec._methods import METHODS
+from .._codec import METHODS
 
 __all__ = ["CHANGES", "LOG_LEVELS", "LOG_RANK", "InFlight", "matches_filter"]
 
