@@ -7,6 +7,7 @@ The message model lives in :mod:`mcp_proto.types`.
 from . import types
 from ._codec import (
     DEFAULT_MAX_DEPTH,
+    LATEST_PROTOCOL_VERSION,
     METHODS,
     REMOVED_METHODS,
     Direction,
@@ -25,7 +26,6 @@ from ._connection import (
     DEFAULT_CLIENT_INFO,
     DEFAULT_MAX_MESSAGE_SIZE,
     DEFAULT_SERVER_INFO,
-    LATEST_PROTOCOL_VERSION,
     LOG_LEVELS,
     NEED_DATA,
     Cancelled,
@@ -48,6 +48,7 @@ from ._connection import (
     VersionNotSupported,
     has_capability,
     missing_capabilities,
+    missing_required_client_capability,
     require_client_capabilities,
     undeclared_input_requests,
 )
@@ -69,7 +70,6 @@ from ._errors import (
     header_mismatch,
     invalid_params,
     method_not_found,
-    missing_required_client_capability,
     unsupported_protocol_version,
 )
 from .metakeys import (

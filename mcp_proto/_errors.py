@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Final
 
-from .types import ClientCapabilities, Error, JSONRPCErrorResponse, RequestId
+from .types import Error, JSONRPCErrorResponse, RequestId
 
 __all__ = [
     "HEADER_MISMATCH",
@@ -31,7 +31,6 @@ __all__ = [
     "header_mismatch",
     "invalid_params",
     "method_not_found",
-    "missing_required_client_capability",
     "unsupported_protocol_version",
 ]
 
@@ -148,19 +147,6 @@ def method_not_found(method: str) -> Error:
 def header_mismatch(message: str) -> Error:
     """``-32020``: HTTP headers missing, malformed or not equal to the body (HTTP 400)."""
     return Error(code=HEADER_MISMATCH, message=message)
-
-
-def missing_required_client_capability(
-    required: ClientCapabilities, message: str = "Missing required client capability"
-) -> Error:
-    """``-32021`` with ``data.requiredCapabilities`` naming what the client lacks (META-10)."""
-    from ._codec import unstructure
-
-    return Error(
-        code=MISSING_REQUIRED_CLIENT_CAPABILITY,
-        message=message,
-        data={"requiredCapabilities": unstructure(required)},
-    )
 
 
 def unsupported_protocol_version(requested: str, supported: Iterable[str]) -> Error:

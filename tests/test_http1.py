@@ -454,3 +454,8 @@ def test_no_content_statuses_carry_no_body_even_when_given_one(status: int) -> N
     head = wire.respond(status, [])
     assert b"transfer-encoding" not in head and wire.body(b"stray") == b"" and wire.end() == b""
     assert not wire.must_close and wire.between_requests
+
+
+def test_wire_markers_are_distinct_values_that_print_their_name() -> None:
+    assert (repr(END), repr(PAUSED)) == ("END", "PAUSED")
+    assert END is not PAUSED and type(END) is not type

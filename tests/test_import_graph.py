@@ -262,6 +262,30 @@ def test_layers_import_only_downwards() -> None:
     assert wrong == []
 
 
+def reachable(edges: dict[str, dict[str, int]], start: str) -> set[str]:
+    """Every module ``start`` imports, directly or through others."""
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for target in edges[todo.pop()]:
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen
+
+
+def test_the_client_role_never_imports_the_server_role() -> None:
+    """Role-agnostic pieces live in ``_connection._requests`` and ``_codec._methods``."""
+    server = {"mcp_proto._connection._server", "mcp_proto._connection._server_rules"}
+    assert reachable(graph(), "mcp_proto._connection._client") & server == set()
+
+
+def test_the_core_has_no_import_cycle() -> None:
+    """The core's part of :func:`test_no_import_cycle`, enforced already."""
+    core = [c for c in cycles(graph()) if any(m.partition(".")[0] == "mcp_proto" for m in c)]
+    assert core == []
+
+
 def test_the_graph_sees_every_import_form(tmp_path: Path) -> None:
     """The checker itself: lazy imports count, TYPE_CHECKING ones do not, relative ones resolve."""
     pkg = tmp_path / "p"

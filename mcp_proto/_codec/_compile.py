@@ -28,49 +28,19 @@ from __future__ import annotations
 import linecache
 import types as pytypes
 import typing
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal, TypeVar, get_args, get_origin
 
 import attrs
 
 from .._errors import INVALID_PARAMS, DecodeError, EncodeError
 from .._model import EMPTY
+from ._base import Fn, Invalid, bad, hints_of, strip_none
+from ._unions import union_structurer
 
 __all__ = ["structure", "unstructure", "source_of"]
 
 T = TypeVar("T")
-Fn = Callable[[Any], Any]
-
-
-class Invalid(Exception):
-    """Internal: a value that does not fit; ``path`` collects segments inner-first."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.path: list[str] = []
-
-    def pointer(self) -> str:
-        return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in reversed(self.path))
-
-
-_JSON_KIND = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
-
-
-def _kind(v: Any) -> str:
-    if v is None:
-        return "null"
-    if type(v) is int:
-        return "an integer"
-    if type(v) is float:
-        return "a number"
-    return _JSON_KIND.get(type(v), type(v).__name__)
-
-
-def bad(v: Any, expected: str) -> Invalid:
-    return Invalid(f"expected {expected}, got {_kind(v)}")
-
-
 _PRIMS: dict[Any, tuple[str, str]] = {
     str: ("type(v) is not str", "a string"),
     int: ("type(v) is not int", "an integer"),
@@ -80,7 +50,6 @@ _PRIMS: dict[Any, tuple[str, str]] = {
 _structurers: dict[Any, Fn | None] = {}
 _unstructurers: dict[Any, Fn | None] = {}
 _sources: dict[type, str] = {}
-_hints: dict[type, dict[str, Any]] = {}
 
 
 def source_of(cls: type) -> str:
@@ -91,14 +60,6 @@ def source_of(cls: type) -> str:
     unstructurer(cls)
     structurer(cls)
     return _sources[cls]
-
-
-def _strip_none(tp: Any) -> Any:
-    if get_origin(tp) in (typing.Union, pytypes.UnionType):
-        args = [a for a in get_args(tp) if a is not type(None)]
-        if len(args) < len(get_args(tp)):
-            return args[0] if len(args) == 1 else typing.Union[tuple(args)]  # noqa: UP007
-    return tp
 
 
 def _check_expr(tp: Any) -> tuple[str, str] | None:
@@ -159,9 +120,6 @@ def _checker(check: tuple[str, str]) -> Fn:
 def _build_structurer(tp: Any) -> Fn | None:
     if attrs.has(tp):
         return _compile_class(tp)[0]
-    special = _SPECIAL_UNIONS.get(tp)
-    if special is not None:
-        return special
     check = _check_expr(tp)
     if check is not None:
         return None if check[0] == "False" else _checker(check)
@@ -173,9 +131,7 @@ def _build_structurer(tp: Any) -> Fn | None:
         _, value = get_args(tp) or (str, Any)
         return _map_structurer(value)
     if origin in (typing.Union, pytypes.UnionType):
-        from ._unions import union_structurer
-
-        return union_structurer(tp)
+        return union_structurer(tp, structurer)
     raise TypeError(f"no structurer for {tp!r}")
 
 
@@ -222,8 +178,6 @@ def _map_structurer(value: Any) -> Fn:
 def _build_unstructurer(tp: Any) -> Fn | None:
     if attrs.has(tp):
         return _compile_class(tp)[1]
-    if tp in _SPECIAL_UNIONS:
-        return _union_unstructurer(tp)
     if _check_expr(tp) is not None:
         return None
     origin = get_origin(tp)
@@ -289,14 +243,6 @@ def _union_unstructurer(tp: Any) -> Fn:
     return unstructure_union
 
 
-def _hints_of(cls: type) -> dict[str, Any]:
-    hints = _hints.get(cls)
-    if hints is None:
-        hints = typing.get_type_hints(cls)
-        _hints[cls] = hints
-    return hints
-
-
 def _compile_class(cls: type) -> tuple[Fn, Fn]:
     """Write, exec and cache the structure/unstructure pair of an attrs class."""
     if cls in _sources:
@@ -314,7 +260,7 @@ def _compile_class(cls: type) -> tuple[Fn, Fn]:
     for a in attrs.fields(cls):
         ns[f"set_{a.name}"] = getattr(cls, a.name).__set__
     ns["new"] = object.__new__
-    hints = _hints_of(cls)
+    hints = hints_of(cls)
     fields = [f for f in attrs.fields(cls) if f.name != "extra"]
     known = tuple(f.metadata["wire"] for f in fields)
     ns["KNOWN"] = frozenset(known)
@@ -338,7 +284,7 @@ def _compile_class(cls: type) -> tuple[Fn, Fn]:
     optional_lines: list[str] = []
     absent_lines: list[str] = []
     for f in fields:
-        tp = _strip_none(hints[f.name])
+        tp = strip_none(hints[f.name])
         wire_required = f.metadata.get("required", f.default is attrs.NOTHING)
         block = _field_block(f, tp, pending, wire_required)
         if wire_required:
@@ -427,7 +373,7 @@ def _is_plain(tp: Any) -> bool:
     """True when values of ``tp`` are JSON already (nothing to convert on the way out)."""
     if _check_expr(tp) is not None:
         return True
-    if attrs.has(tp) or tp in _SPECIAL_UNIONS:
+    if attrs.has(tp):
         return False
     origin = get_origin(tp)
     if origin in (Sequence, list, dict, Mapping):
@@ -501,10 +447,6 @@ def _field_unstructure(
     return lines
 
 
-# Unions that no tag can tell apart; filled by _unions to avoid an import cycle.
-_SPECIAL_UNIONS: dict[Any, Fn] = {}
-
-
 def structure(obj: Any, tp: type[T] | Any) -> T:
     """Structure plain JSON values (``dict``, ``list``, ``str``...) as the model type ``tp``.
 
@@ -547,6 +489,3 @@ def unstructure(value: Any) -> Any:
     if value is None or tp in (str, int, float, bool):
         return value
     raise EncodeError(f"cannot unstructure a {tp.__name__}")
-
-
-from . import _unions  # noqa: E402, F401  (registers the special unions)

@@ -39,7 +39,8 @@ import orjson
 
 from .. import types as t
 from .._errors import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, DecodeError, EncodeError
-from ._compile import Invalid, _unstructurers, invalid_to_decode_error, structurer, unstructure
+from ._base import Invalid
+from ._compile import _unstructurers, invalid_to_decode_error, structurer, unstructure
 from ._methods import METHODS, Kind
 
 __all__ = [

@@ -17,6 +17,7 @@ from attrs import frozen
 from .. import types as t
 
 __all__ = [
+    "LATEST_PROTOCOL_VERSION",
     "METHODS",
     "REMOVED_METHODS",
     "Direction",
@@ -24,6 +25,9 @@ __all__ = [
     "MethodInfo",
     "method_info",
 ]
+
+#: The protocol revision this registry describes, and the one a client asks for by default.
+LATEST_PROTOCOL_VERSION = "2026-07-28"
 
 
 class Kind(Enum):

@@ -11,6 +11,14 @@ Members that no tag separates (``TextResourceContents`` vs
 best fit: every candidate is tried, the one that leaves the fewest unknown keys
 wins, ties going to the first in the union.  Those unions are small and not on
 the hot path.
+
+``ServerResult`` is the one union read without either: out of context (the
+request's method is not known) it is ``InputRequiredResult`` or the generic
+``Result``, chosen by ``resultType``.
+
+This module imports only ``_base`` and the model: the structure function of
+each member comes from the ``structurer`` the caller passes in (``_compile``'s,
+which caches and compiles), so the two modules do not import each other.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from typing import Any, Literal, get_args, get_origin
 import attrs
 
 from .. import types as model
-from ._compile import _SPECIAL_UNIONS, Fn, Invalid, _hints_of, _strip_none, bad, structurer
+from ._base import Fn, Invalid, Structurer, bad, hints_of, strip_none
 
 __all__ = ["union_structurer"]
 
@@ -31,7 +39,7 @@ def _tag_values(cls: type, wire: str) -> tuple[tuple[Any, ...], bool] | None:
     """The Literal values of ``cls``'s field at ``wire`` and whether it may be absent."""
     for f in attrs.fields(cls):
         if f.metadata.get("wire") == wire:
-            tp = _strip_none(_hints_of(cls)[f.name])
+            tp = strip_none(hints_of(cls)[f.name])
             if get_origin(tp) is not Literal:
                 return None
             required = f.metadata.get("required", f.default is attrs.NOTHING)
@@ -59,7 +67,7 @@ def _find_tag(members: list[type]) -> tuple[str, dict[Any, list[type]], list[typ
     return None
 
 
-def _best_fit(candidates: list[type], names: str) -> Fn:
+def _best_fit(candidates: list[type], names: str, structurer: Structurer) -> Fn:
     fns = [(cls, structurer(cls)) for cls in candidates]
 
     def structure_best(v: Any) -> Any:
@@ -83,15 +91,20 @@ def _best_fit(candidates: list[type], names: str) -> Fn:
     return structure_best
 
 
-def union_structurer(tp: Any) -> Fn:
-    """The structure function of a union of model classes (and perhaps one array type)."""
+def union_structurer(tp: Any, structurer: Structurer) -> Fn:
+    """The structure function of a union of model classes (and perhaps one array type).
+
+    ``structurer(member)`` gives each member's own structure function.
+    """
+    if tp == model.ServerResult:  # equality, not identity: the members in any order
+        return _server_result_structurer(structurer)
     classes = [a for a in get_args(tp) if attrs.has(a)]
     arrays = [a for a in get_args(tp) if get_origin(a) in (Sequence, list)]
     others = [a for a in get_args(tp) if a not in classes and a not in arrays]
     if len(arrays) > 1:
         raise TypeError(f"no structurer for {tp!r}")
     array_fn = structurer(arrays[0]) if arrays else None
-    object_fn = _objects_structurer(classes) if classes else None
+    object_fn = _objects_structurer(classes, structurer) if classes else None
     scalar_fn = structurer(typing.Union[tuple(others)]) if others else None  # noqa: UP007
     expected = " or ".join(
         w for w, ok in (("an object", classes), ("an array", arrays), ("a scalar", others)) if ok
@@ -111,7 +124,7 @@ def union_structurer(tp: Any) -> Fn:
     return structure_union
 
 
-def _objects_structurer(classes: list[type]) -> Fn:
+def _objects_structurer(classes: list[type], structurer: Structurer) -> Fn:
     names = ", ".join(c.__name__ for c in classes)
     if len(classes) == 1:
         fn = structurer(classes[0])
@@ -119,14 +132,16 @@ def _objects_structurer(classes: list[type]) -> Fn:
         return fn
     tag = _find_tag(classes)
     if tag is None:
-        return _best_fit(classes, names)
+        return _best_fit(classes, names, structurer)
     wire, table, absent = tag
     by_value = {
-        value: (_best_fit(members, names) if len(members) > 1 else structurer(members[0]))
+        value: (
+            _best_fit(members, names, structurer) if len(members) > 1 else structurer(members[0])
+        )
         for value, members in table.items()
     }
     if_absent = (
-        (_best_fit(absent, names) if len(absent) > 1 else structurer(absent[0]))
+        (_best_fit(absent, names, structurer) if len(absent) > 1 else structurer(absent[0]))
         if absent
         else None
     )
@@ -151,20 +166,21 @@ def _objects_structurer(classes: list[type]) -> Fn:
     return structure_tagged
 
 
-def _structure_server_result(v: Any) -> Any:
+def _server_result_structurer(structurer: Structurer) -> Fn:
     """``ServerResult`` without context: ``InputRequiredResult`` or the generic ``Result``."""
-    if type(v) is not dict:
-        raise bad(v, "an object")
-    t = v.get("resultType")
-    if t == "input_required":
-        return _input_required(v)
-    if t is None or t == "complete":
-        return _result(v)
-    e = Invalid(f"unknown resultType {t!r}" if type(t) is str else "expected a string")
-    e.path.append("resultType")
-    raise e
+    input_required = typing.cast(Fn, structurer(model.InputRequiredResult))
+    result = typing.cast(Fn, structurer(model.Result))
 
+    def structure_server_result(v: Any) -> Any:
+        if type(v) is not dict:
+            raise bad(v, "an object")
+        t = v.get("resultType")
+        if t == "input_required":
+            return input_required(v)
+        if t is None or t == "complete":
+            return result(v)
+        e = Invalid(f"unknown resultType {t!r}" if type(t) is str else "expected a string")
+        e.path.append("resultType")
+        raise e
 
-_input_required: Fn = typing.cast(Fn, structurer(model.InputRequiredResult))
-_result: Fn = typing.cast(Fn, structurer(model.Result))
-_SPECIAL_UNIONS[model.ServerResult] = _structure_server_result
+    return structure_server_result

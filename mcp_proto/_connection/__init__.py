@@ -2,11 +2,12 @@
 
 Owns: the event vocabulary (``_events``), newline framing (``_framing``), the
 connection base class that turns bytes into events and events into bytes
-(``_base``), the server role and its send rules (``_server``,
-``_server_rules``), the client role (``_client``), capability checks
+(``_base``), the request bookkeeping both roles share (``_requests``), the
+server role and its send rules (``_server``, ``_server_rules``), the client
+role (``_client``, which never imports the server role), capability checks
 (``_capabilities``) and the extension registry (``_extensions``).
 
-May import: the kernel (``mcp_proto._model``), ``mcp_proto.metakeys``,
+May import: the kernel (``mcp_proto._model``, ``mcp_proto._util``), ``mcp_proto.metakeys``,
 ``mcp_proto.types``, ``mcp_proto._errors`` and the codec layer
 (``mcp_proto._codec``).  Knows nothing of HTTP, sockets or time.
 """
@@ -15,6 +16,7 @@ from ._base import Statistics, StreamConnection
 from ._capabilities import (
     has_capability,
     missing_capabilities,
+    missing_required_client_capability,
     require_client_capabilities,
     undeclared_input_requests,
 )
@@ -34,12 +36,11 @@ from ._events import (
     SubscriptionAcknowledged,
     SubscriptionEnded,
     VersionNotSupported,
-    _Sentinel,
 )
 from ._extensions import Extension
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
-from ._server import DEFAULT_SERVER_INFO, LATEST_PROTOCOL_VERSION, ServerConnection
-from ._server_rules import LOG_LEVELS, InFlight
+from ._requests import LOG_LEVELS, InFlight
+from ._server import DEFAULT_SERVER_INFO, ServerConnection
 
 __all__ = [
     "Cancelled",
@@ -55,7 +56,6 @@ __all__ = [
     "InputRequired",
     "InvalidMessage",
     "InvalidResponse",
-    "LATEST_PROTOCOL_VERSION",
     "LOG_LEVELS",
     "NEED_DATA",
     "Notification",
@@ -67,9 +67,9 @@ __all__ = [
     "SubscriptionAcknowledged",
     "SubscriptionEnded",
     "VersionNotSupported",
-    "_Sentinel",
     "has_capability",
     "missing_capabilities",
+    "missing_required_client_capability",
     "require_client_capabilities",
     "undeclared_input_requests",
 ]

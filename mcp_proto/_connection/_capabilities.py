@@ -11,12 +11,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import types as t
-from .._codec._compile import structure, unstructure
-from .._errors import missing_required_client_capability
+from .._codec import structure, unstructure
+from .._errors import MISSING_REQUIRED_CLIENT_CAPABILITY
 
 __all__ = [
     "has_capability",
     "missing_capabilities",
+    "missing_required_client_capability",
     "require_client_capabilities",
     "undeclared_input_requests",
 ]
@@ -60,6 +61,21 @@ def missing_capabilities(declared: Any, required: Any) -> dict[str, Any]:
             if sub:
                 missing[key] = sub
     return missing
+
+
+def missing_required_client_capability(
+    required: t.ClientCapabilities, message: str = "Missing required client capability"
+) -> t.Error:
+    """``-32021`` with ``data.requiredCapabilities`` naming what the client lacks (META-10).
+
+    ``required`` is sent as given; :func:`require_client_capabilities` passes
+    only the part the request did not declare.
+    """
+    return t.Error(
+        code=MISSING_REQUIRED_CLIENT_CAPABILITY,
+        message=message,
+        data={"requiredCapabilities": unstructure(required)},
+    )
 
 
 def require_client_capabilities(

@@ -25,9 +25,17 @@ from typing import Any
 import attrs
 
 from .. import types as t
-from .._codec._compile import structure, unstructure
-from .._codec._message import DEFAULT_MAX_DEPTH, Message, structure_result
-from .._codec._methods import METHODS, Direction, Kind
+from .._codec import (
+    DEFAULT_MAX_DEPTH,
+    LATEST_PROTOCOL_VERSION,
+    METHODS,
+    Direction,
+    Kind,
+    Message,
+    structure,
+    structure_result,
+    unstructure,
+)
 from .._errors import (
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -53,8 +61,7 @@ from ._events import (
 )
 from ._extensions import Extension, ExtensionRegistry
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
-from ._server import LATEST_PROTOCOL_VERSION
-from ._server_rules import matches_filter
+from ._requests import matches_filter
 
 __all__ = ["DEFAULT_CLIENT_INFO", "ClientConnection"]
 

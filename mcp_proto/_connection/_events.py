@@ -18,6 +18,7 @@ from attrs import frozen
 
 from .. import types as t
 from .._errors import INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND, DecodeError
+from .._util import Sentinel
 
 __all__ = [
     "NEED_DATA",
@@ -37,14 +38,7 @@ __all__ = [
 ]
 
 
-class _Sentinel(type):
-    """A class that is its own type, with a readable repr (h11's trick)."""
-
-    def __repr__(cls) -> str:
-        return cls.__name__
-
-
-class NEED_DATA(metaclass=_Sentinel):  # noqa: N801
+class NEED_DATA(metaclass=Sentinel):  # noqa: N801
     """Returned by ``next_event`` when no complete event is buffered yet."""
 
 

@@ -22,9 +22,16 @@ from collections.abc import Iterable
 from typing import Any
 
 from .. import types as t
-from .._codec._compile import structure, unstructure
-from .._codec._message import DEFAULT_MAX_DEPTH, Message
-from .._codec._methods import METHODS, REMOVED_METHODS, Kind
+from .._codec import (
+    DEFAULT_MAX_DEPTH,
+    LATEST_PROTOCOL_VERSION,
+    METHODS,
+    REMOVED_METHODS,
+    Kind,
+    Message,
+    structure,
+    unstructure,
+)
 from .._errors import (
     INTERNAL_ERROR,
     INVALID_REQUEST,
@@ -37,11 +44,11 @@ from ._capabilities import has_capability
 from ._events import Cancelled, ConnectionClosed, Event, InvalidMessage, Notification, Request
 from ._extensions import Extension, ExtensionRegistry
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
-from ._server_rules import InFlight, ServerRules
+from ._requests import InFlight
+from ._server_rules import ServerRules
 
-__all__ = ["DEFAULT_SERVER_INFO", "LATEST_PROTOCOL_VERSION", "ServerConnection"]
+__all__ = ["DEFAULT_SERVER_INFO", "ServerConnection"]
 
-LATEST_PROTOCOL_VERSION = "2026-07-28"
 DEFAULT_SERVER_INFO = t.Implementation(name="mcp-proto", version="0.1.0")
 
 _META_ONLY = t.RequestParams

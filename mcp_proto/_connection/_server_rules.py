@@ -33,88 +33,21 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from .. import types as t
-from .._codec._compile import unstructure
-from .._codec._methods import METHODS
+from .._codec import METHODS, unstructure
 from .._errors import LocalProtocolError
 from ._base import Commit
 from ._capabilities import undeclared_input_requests
 from ._events import ErrorResponse, InvalidMessage, Notification, Result
 from ._extensions import ExtensionRegistry
+from ._requests import CHANGES, LOG_LEVELS, LOG_RANK, InFlight, matches_filter
 
 if TYPE_CHECKING:
     from ._server import ServerConnection
 
-__all__ = ["LOG_LEVELS", "InFlight", "ServerRules", "matches_filter"]
+__all__ = ["ServerRules"]
 
-#: RFC 5424 severities in ascending order (LOG-04).
-LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
-_RANK = {name: i for i, name in enumerate(LOG_LEVELS)}
 _SUB_ID = "io.modelcontextprotocol/subscriptionId"
 _SERVER_INFO = "io.modelcontextprotocol/serverInfo"
-_FILTER_ATTRS = {
-    f.metadata["wire"]: f.name for f in attrs.fields(t.SubscriptionFilter) if f.metadata
-}
-#: change notification -> the SubscriptionFilter attribute that opts into it (from the registry)
-_CHANGES = {m: _FILTER_ATTRS[i.listen_filter] for m, i in METHODS.items() if i.listen_filter}
-
-
-class InFlight:
-    """One request the server received and has not finished.
-
-    ``listen`` holds the ``SubscriptionFilter`` a ``subscriptions/listen``
-    asked for (``None`` for other methods); ``honoured`` the acknowledged one.
-    """
-
-    __slots__ = (
-        "capabilities",
-        "honoured",
-        "id",
-        "last_progress",
-        "listen",
-        "log_rank",
-        "method",
-        "progress_token",
-    )
-
-    def __init__(
-        self,
-        id: t.RequestId,
-        method: str,
-        meta: t.RequestMetaObject,
-        params: Any,
-    ) -> None:
-        self.id = id
-        self.method = method
-        self.capabilities = meta.client_capabilities
-        self.progress_token = meta.progress_token
-        self.log_rank = _RANK[meta.log_level] if meta.log_level is not None else None
-        self.last_progress: float | None = None
-        self.listen: t.SubscriptionFilter | None = (
-            params.notifications if params is not None else None
-        )
-        self.honoured: t.SubscriptionFilter | None = None
-
-
-def matches_filter(method: str, params: Any, honoured: t.SubscriptionFilter) -> bool:
-    """Whether a change notification is one the acknowledged filter covers (SUB-02, SUB-16).
-
-    ``notifications/resources/updated`` matches a listed URI exactly, or a
-    sub-resource of it (the listed URI followed by ``/``, ``#`` or ``?``).
-    """
-    attr = _CHANGES.get(method)
-    if attr is None:
-        return False
-    if attr != "resource_subscriptions":
-        return bool(getattr(honoured, attr))
-    uri = getattr(params, "uri", None)
-    if not isinstance(uri, str):
-        return False
-    for listed in honoured.resource_subscriptions or ():
-        if uri == listed or (uri.startswith(listed) and uri[len(listed)] in "/#?"):
-            return True
-        if listed.endswith("/") and uri.startswith(listed):
-            return True
-    return False
 
 
 def _subset(honoured: t.SubscriptionFilter, asked: t.SubscriptionFilter) -> str | None:
@@ -246,7 +179,7 @@ class ServerRules:
             return self._ack(event)
         if method == "notifications/cancelled":
             return self._cancel(event)
-        if method in _CHANGES:
+        if method in CHANGES:
             return self._change(event)
         if self.extensions.notification(method) is None:
             raise LocalProtocolError(f"unknown notification {method!r}", rule="BASE-18")
@@ -315,7 +248,7 @@ class ServerRules:
                 f"request {record.id!r} did not set io.modelcontextprotocol/logLevel",
                 rule="LOG-03",
             )
-        if _RANK[params.level] < record.log_rank:
+        if LOG_RANK[params.level] < record.log_rank:
             raise LocalProtocolError(
                 f"level {params.level!r} is below the requested {LOG_LEVELS[record.log_rank]!r}",
                 rule="LOG-04",

@@ -37,8 +37,8 @@ from typing import TypeAlias
 
 from attrs import frozen
 
-from .._connection import _Sentinel
 from .._errors import LocalProtocolError
+from .._util import Sentinel
 from ._headers import Headers
 
 __all__ = ["END", "PAUSED", "RequestHead", "ServerWire", "WireError"]
@@ -89,11 +89,11 @@ class _Write(Enum):
     DONE = "the response is complete"
 
 
-class END(metaclass=_Sentinel):
+class END(metaclass=Sentinel):
     """The request body is complete."""
 
 
-class PAUSED(metaclass=_Sentinel):
+class PAUSED(metaclass=Sentinel):
     """A request is complete and its response is not: later bytes wait."""
 
 

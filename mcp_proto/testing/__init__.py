@@ -18,7 +18,8 @@ these helpers work with pytest, unittest or plain scripts.  See
 """
 
 from ._pair import ConnectionPair, drain
-from ._script import ABSENT, ANY, Close, Expect, Match, ScriptedPeer, Send, Step, assert_matches
+from ._script import ScriptedPeer
+from ._steps import ABSENT, ANY, Close, Expect, Match, Send, Step, assert_matches
 from ._trace import Sender, Trace, TraceEntry
 
 __all__ = [

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 import orjson
 from attrs import frozen
 
-if TYPE_CHECKING:
-    from ._script import Step
+from ._steps import Expect, Send, Step
 
 __all__ = ["Sender", "Trace", "TraceEntry"]
 
@@ -174,8 +173,6 @@ class Trace:
         :class:`Expect` (with ``exact`` matching: the same keys and values;
         pass ``exact=False`` to accept extra keys).
         """
-        from ._script import Expect, Send
-
         other_side(peer)
         steps: list[Step] = []
         for entry in self.entries:
