@@ -10,9 +10,10 @@ from mcp_proto._app import Handlers, McpError
 from mcp_proto._client_calls import InputRequiredError
 
 from ._client import Client
+from ._handlers import Context, Handler
 from ._http_client import HTTPClientSession
 from ._listen import Subscription
-from ._server import Context, Handler, Server
+from ._server import Server
 
 __all__ = [
     "Client",

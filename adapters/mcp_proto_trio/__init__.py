@@ -11,8 +11,9 @@ from mcp_proto._async_calls import Subscription
 from mcp_proto._client_calls import InputRequiredError
 
 from ._client import Client
+from ._handlers import Context, Handler
 from ._http_client import HTTPClientSession
-from ._server import Context, Handler, Server
+from ._server import Server
 
 __all__ = [
     "Client",
