@@ -25,7 +25,7 @@ from mcp_proto.http import (
     UnexpectedResponse,
 )
 
-from ._client import ProgressHandler, _Calls
+from ._calls import ProgressHandler, _Calls
 
 __all__ = ["HTTPClientSession"]
 
