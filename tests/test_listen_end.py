@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 
 import mcp_proto_sync._http as sync_http
-from mcp_proto._app import ServerSettings
-from mcp_proto._fanout import Outbox
 from mcp_proto.http.limits import ListenBudget
+from mcp_proto_runtime._fanout import Outbox
+from mcp_proto_runtime._server import ServerSettings
 from tests.test_fanout import (
     ADAPTERS,
     LISTEN,

@@ -14,14 +14,14 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from mcp_proto._app import (
+from mcp_proto_runtime._fanout import AsyncChanges
+from mcp_proto_runtime._server import (
     SEND_REFUSED,
     AsyncHandlerContext,
     ServerSettings,
     answer,
     internal_error,
 )
-from mcp_proto._fanout import AsyncChanges
 
 __all__ = ["Changes", "Context", "Handler", "run_handler"]
 

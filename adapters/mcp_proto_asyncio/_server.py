@@ -1,7 +1,7 @@
 """The asyncio server: one reader loop, one task per request, in a TaskGroup it owns.
 
 All protocol decisions are the core's (:class:`mcp_proto.ServerConnection` and
-:mod:`mcp_proto._app`); this module reads, writes and runs tasks.  A client's
+:mod:`mcp_proto_runtime._server`); this module reads, writes and runs tasks.  A client's
 cancellation cancels the handler's task (``asyncio.CancelledError`` inside it).
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._app import (
+from mcp_proto_runtime._server import (
     SATURATION_PAUSE,
     AsyncServerSettings,
     Handlers,
@@ -33,7 +33,7 @@ _CHUNK = 65536
 
 class Server(AsyncServerSettings[Handler]):
     """Handlers ``async fn(ctx, params) -> result``, and the settings of
-    :class:`mcp_proto._app.ServerSettings`; serves any number of streams.
+    :class:`mcp_proto_runtime._server.ServerSettings`; serves any number of streams.
 
     ``max_concurrency`` bounds the handlers running at once on one stream.
     """

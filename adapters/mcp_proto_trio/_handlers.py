@@ -17,7 +17,8 @@ from typing import Any
 
 import trio
 
-from mcp_proto._app import (
+from mcp_proto_runtime._fanout import AsyncChanges
+from mcp_proto_runtime._server import (
     SEND_REFUSED,
     AsyncHandlerContext,
     RequestContext,
@@ -25,7 +26,6 @@ from mcp_proto._app import (
     answer,
     internal_error,
 )
-from mcp_proto._fanout import AsyncChanges
 
 __all__ = ["Changes", "Context", "Handler", "run_handler"]
 

@@ -1,7 +1,7 @@
 """The trio server: one reader loop, one task per request, in a nursery it owns.
 
 All protocol decisions are the core's (:class:`mcp_proto.ServerConnection` and
-:mod:`mcp_proto._app`); this module reads, writes and runs tasks.  A client's
+:mod:`mcp_proto_runtime._server`); this module reads, writes and runs tasks.  A client's
 cancellation cancels the handler's cancel scope (``trio.Cancelled`` inside it).
 """
 
@@ -21,7 +21,7 @@ import trio
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._app import (
+from mcp_proto_runtime._server import (
     SATURATION_PAUSE,
     AsyncServerSettings,
     Handlers,
@@ -41,7 +41,7 @@ _IDLE_WORKERS = 8  # handler tasks kept parked for the next requests
 
 class Server(AsyncServerSettings[Handler]):
     """Handlers ``async fn(ctx, params) -> result``, and the settings of
-    :class:`mcp_proto._app.ServerSettings`; serves any number of streams.
+    :class:`mcp_proto_runtime._server.ServerSettings`; serves any number of streams.
 
     ``max_concurrency`` bounds the handlers running at once on one stream.
     """

@@ -1,4 +1,4 @@
-"""The handler layer the adapters share (``mcp_proto._app``, ``mcp_proto._client_calls``)."""
+"""The handler runtime the adapters share (``mcp_proto_runtime``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import pytest
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._app import (
+from mcp_proto_runtime._client import InputRequiredError, build_request, outcome_of, probe_outcome
+from mcp_proto_runtime._server import (
     Handlers,
     McpError,
     RequestContext,
@@ -20,7 +21,6 @@ from mcp_proto._app import (
     read_timeout,
     unknown_tool,
 )
-from mcp_proto._client_calls import InputRequiredError, build_request, outcome_of, probe_outcome
 
 
 def request(method: str = "tools/call", **meta: Any) -> m.Request:
@@ -213,8 +213,8 @@ def test_listens_belong_to_the_runtime() -> None:
 
 
 def test_http_endpoint_and_failures() -> None:
-    from mcp_proto._client_calls import Endpoint, http_failure
     from mcp_proto.http import Era, RequestLost, UnexpectedResponse
+    from mcp_proto_runtime._client import Endpoint, http_failure
 
     at = Endpoint.parse("http://user@127.0.0.1:3000/mcp?x=1")
     assert (at.host, at.port, at.target, at.authority) == (
@@ -236,7 +236,7 @@ def test_http_endpoint_and_failures() -> None:
 
 
 def test_server_settings_split_adapter_options_from_connection_options() -> None:
-    from mcp_proto._app import ServerSettings
+    from mcp_proto_runtime._server import ServerSettings
 
     caps = t.ServerCapabilities(tools=t.ServerCapabilitiesTools())
     settings: ServerSettings[Any] = ServerSettings(
@@ -250,7 +250,7 @@ def test_server_settings_split_adapter_options_from_connection_options() -> None
 
 
 def test_client_clock_starts_when_idle_and_stops_on_a_request() -> None:
-    from mcp_proto._app import ClientClock, ServerSettings
+    from mcp_proto_runtime._server import ClientClock, ServerSettings
 
     settings: ServerSettings[Any] = ServerSettings(client_timeout=30, keepalive_interval=15)
     clock = ClientClock(now=0)

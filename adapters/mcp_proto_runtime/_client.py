@@ -15,10 +15,9 @@ from urllib.parse import urlsplit
 
 import attrs
 
-from . import types as t
-from ._app import McpError
-from ._codec import METHODS, structure, unstructure
-from ._connection import (
+from mcp_proto import types as t
+from mcp_proto._codec import METHODS, structure, unstructure
+from mcp_proto._connection import (
     DEFAULT_MAX_MESSAGE_SIZE,
     ClientConnection,
     ConnectionClosed,
@@ -32,14 +31,16 @@ from ._connection import (
     SubscriptionEnded,
     VersionNotSupported,
 )
-from ._errors import RemoteProtocolError
-from .http._client import (
+from mcp_proto._errors import RemoteProtocolError
+from mcp_proto.http._client import (
     AuthenticationRequired,
     HTTPClient,
     RequestLost,
     ToolRejected,
     UnexpectedResponse,
 )
+
+from ._server import McpError
 
 __all__ = [
     "ENDINGS",
