@@ -34,7 +34,7 @@ import mcp_proto as m
 from mcp_proto import types as t
 from mcp_proto.http import HTTPServer, HTTPServerConnection
 from mcp_proto.http.wire import PAUSED, ServerWire
-from mcp_proto_runtime._server import ServerSettings, answer
+from mcp_proto_runtime import ServerSettings, answer
 
 BODY = b"x" * 237
 HEADERS = [("content-type", "application/json"), ("content-length", "237")]

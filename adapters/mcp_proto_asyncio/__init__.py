@@ -6,9 +6,7 @@ stream pair; ``Client`` calls a server it spawns (or any stream pair), and
 listens in flight.
 """
 
-from mcp_proto_runtime._async_client import Subscription
-from mcp_proto_runtime._client import InputRequiredError
-from mcp_proto_runtime._server import Handlers, McpError
+from mcp_proto_runtime import Handlers, InputRequiredError, McpError, Subscription
 
 from ._client import Client
 from ._handlers import Context, Handler

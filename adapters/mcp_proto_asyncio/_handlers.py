@@ -14,9 +14,9 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from mcp_proto_runtime._fanout import AsyncChanges
-from mcp_proto_runtime._server import (
+from mcp_proto_runtime import (
     SEND_REFUSED,
+    AsyncChanges,
     AsyncHandlerContext,
     ServerSettings,
     answer,

@@ -28,13 +28,15 @@ import mcp_proto as m
 from mcp_proto import types as t
 from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
 from mcp_proto.http.limits import BodyBudget, ListenBudget
-from mcp_proto_runtime._fanout import listen_end, peer_of, write_timed_out
-from mcp_proto_runtime._server import (
+from mcp_proto_runtime import (
     LINGER_BYTES,
     LINGER_TIME,
     ClientClock,
     RequestContext,
     default_answer,
+    listen_end,
+    peer_of,
+    write_timed_out,
 )
 
 from ._handlers import Changes, Context, run_handler

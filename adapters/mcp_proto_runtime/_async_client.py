@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
+from mcp_proto import Notification, SubscriptionEnded
 from mcp_proto import types as t
-from mcp_proto._connection import Notification, SubscriptionEnded
 
 __all__ = ["AsyncCalls", "Subscription"]
 

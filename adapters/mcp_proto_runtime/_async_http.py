@@ -15,17 +15,17 @@ import sys
 from contextlib import AbstractAsyncContextManager
 from typing import Any, ClassVar, Self
 
-from mcp_proto import types as t
-from mcp_proto._connection import (
+from mcp_proto import (
     NEED_DATA,
     InputRequired,
+    LocalProtocolError,
     Notification,
     SubscriptionAcknowledged,
     SubscriptionEnded,
 )
-from mcp_proto._connection import Request as RequestEvent
-from mcp_proto._errors import LocalProtocolError
-from mcp_proto.http._client import ToolRejected
+from mcp_proto import Request as RequestEvent
+from mcp_proto import types as t
+from mcp_proto.http import ToolRejected
 
 from ._async_client import AsyncCalls, Subscription
 from ._client import HTTPClientSettings, build_request, http_failure, outcome_of

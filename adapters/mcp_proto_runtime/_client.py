@@ -15,24 +15,26 @@ from urllib.parse import urlsplit
 
 import attrs
 
-from mcp_proto import types as t
-from mcp_proto._codec import METHODS, structure, unstructure
-from mcp_proto._connection import (
+from mcp_proto import (
     DEFAULT_MAX_MESSAGE_SIZE,
+    METHODS,
     ClientConnection,
     ConnectionClosed,
     ErrorResponse,
     InputRequired,
     InvalidResponse,
     Notification,
+    RemoteProtocolError,
     Request,
     Result,
     SubscriptionAcknowledged,
     SubscriptionEnded,
     VersionNotSupported,
+    structure,
+    unstructure,
 )
-from mcp_proto._errors import RemoteProtocolError
-from mcp_proto.http._client import (
+from mcp_proto import types as t
+from mcp_proto.http import (
     AuthenticationRequired,
     HTTPClient,
     RequestLost,

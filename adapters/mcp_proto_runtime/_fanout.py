@@ -25,8 +25,8 @@ from collections.abc import Awaitable, Callable
 from enum import Enum
 from typing import Any, Generic, TypeVar
 
+from mcp_proto import Notification, Result
 from mcp_proto import types as t
-from mcp_proto._connection import Notification, Result
 
 __all__ = [
     "AsyncChanges",

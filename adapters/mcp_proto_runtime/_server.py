@@ -15,24 +15,24 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
-from mcp_proto import types as t
-from mcp_proto._codec import METHODS, structure, unstructure
-from mcp_proto._connection import (
+from mcp_proto import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
     LOG_LEVELS,
+    METHOD_NOT_FOUND,
+    METHODS,
+    DecodeError,
+    EncodeError,
     ErrorResponse,
+    LocalProtocolError,
     Notification,
     Request,
     Result,
     ServerConnection,
+    structure,
+    unstructure,
 )
-from mcp_proto._errors import (
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
-    METHOD_NOT_FOUND,
-    DecodeError,
-    EncodeError,
-    LocalProtocolError,
-)
+from mcp_proto import types as t
 from mcp_proto.http.limits import (
     DEFAULT_BODY_ALLOWANCE,
     DEFAULT_BODY_BUDGET,
@@ -45,8 +45,6 @@ from ._fanout import FANOUT_QUEUE, FANOUT_TIMEOUT
 
 __all__ = [
     "AsyncServerSettings",
-    "FANOUT_QUEUE",
-    "FANOUT_TIMEOUT",
     "LINGER_BYTES",
     "LINGER_TIME",
     "SATURATION_PAUSE",

@@ -6,8 +6,7 @@ spawns (or any pipe pair), and ``Client.http(url)`` an HTTP endpoint, one call a
 a time; ``client.listen(...)`` opens a subscription read on demand.
 """
 
-from mcp_proto_runtime._client import InputRequiredError
-from mcp_proto_runtime._server import Handlers, McpError
+from mcp_proto_runtime import Handlers, InputRequiredError, McpError
 
 from ._client import Client
 from ._handlers import Context, Handler

@@ -15,7 +15,7 @@ from typing import Any
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto_runtime._client import ProbeOutcome, build_request, outcome_of, probe_outcome
+from mcp_proto_runtime import ProbeOutcome, build_request, outcome_of, probe_outcome
 
 from ._listen import Subscription
 

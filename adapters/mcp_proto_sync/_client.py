@@ -19,7 +19,7 @@ from typing import IO, Any
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto_runtime._client import owner_of
+from mcp_proto_runtime import owner_of
 
 from ._calls import ProgressHandler, _Calls
 from ._http_client import HTTPClientSession

@@ -17,7 +17,7 @@ from typing import Any
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto_runtime._server import (
+from mcp_proto_runtime import (
     SEND_REFUSED,
     HandlerContext,
     RequestContext,

@@ -23,7 +23,7 @@ from mcp_proto.http import (
     ToolRejected,
     UnexpectedResponse,
 )
-from mcp_proto_runtime._client import HTTPClientSettings, ProbeOutcome, http_failure
+from mcp_proto_runtime import HTTPClientSettings, ProbeOutcome, http_failure
 
 from ._calls import ProgressHandler, _Calls
 

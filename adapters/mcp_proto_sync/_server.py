@@ -1,7 +1,7 @@
 """The blocking server: one reader loop, handlers on a bounded thread pool.
 
-All protocol decisions are the core's (:class:`mcp_proto.ServerConnection` and
-:mod:`mcp_proto_runtime._server`); this module reads, writes and runs threads.  The
+All protocol decisions are the core's (:class:`mcp_proto.ServerConnection`), the
+handler runtime is :mod:`mcp_proto_runtime`; this module reads, writes and runs threads.  The
 connection is not thread-safe, so every call into it holds one lock.
 """
 
@@ -16,13 +16,15 @@ from typing import Any, BinaryIO
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto_runtime._fanout import Offer, Outbox, listen_end
-from mcp_proto_runtime._server import (
+from mcp_proto_runtime import (
     SATURATION_PAUSE,
     Handlers,
+    Offer,
+    Outbox,
     RequestContext,
     ServerSettings,
     default_answer,
+    listen_end,
 )
 
 from ._handlers import Context, Handler, _Workers, run_handler
@@ -39,7 +41,7 @@ _PICKUP_GRACE = 0.05
 
 class Server(ServerSettings[Handler]):
     """Blocking handlers ``fn(ctx, params) -> result``, and the settings of
-    :class:`mcp_proto_runtime._server.ServerSettings`; serves any number of streams.
+    :class:`mcp_proto_runtime.ServerSettings`; serves any number of streams.
 
     ``max_workers`` bounds the handler threads of one stream; the connections of
     an HTTP server share them.
@@ -94,7 +96,7 @@ class Server(ServerSettings[Handler]):
         Never waits for a subscriber's I/O: it is handed to each stream's outbox,
         which a thread of that stream writes (an HTTP listen's is written at once when
         its socket takes it).  A stream ``fanout_queue`` notifications behind has its
-        subscriptions ended (:mod:`mcp_proto_runtime._fanout`); a stdio stream's thread gets
+        subscriptions ended (:mod:`mcp_proto_runtime`); a stdio stream's thread gets
         :data:`_PICKUP_GRACE` seconds to make room first, since it needs the GIL.
         """
         self._fan_out(m.Notification(method=method, params=params or t.NotificationParams()))
@@ -186,7 +188,7 @@ class _Session:
         """Hand ``event`` to this stream's writer thread; never waits for the stream's I/O.
 
         When the outbox is full, the writer thread gets :data:`_PICKUP_GRACE` seconds
-        to take one out; past that the stream is slow (:mod:`mcp_proto_runtime._fanout`).
+        to take one out; past that the stream is slow (:mod:`mcp_proto_runtime`).
         ``own``: the caller is a handler of this stream, and writes it itself when
         nothing is waiting before it (its own answer waits on the stream all the same).
         """

@@ -6,9 +6,7 @@ number of calls and listens in flight, its reader in a nursery the caller owns;
 ``async with Client.http(url)`` calls a Streamable HTTP endpoint the same way.
 """
 
-from mcp_proto_runtime._async_client import Subscription
-from mcp_proto_runtime._client import InputRequiredError
-from mcp_proto_runtime._server import Handlers, McpError
+from mcp_proto_runtime import Handlers, InputRequiredError, McpError, Subscription
 
 from ._client import Client
 from ._handlers import Context, Handler

@@ -17,9 +17,9 @@ from typing import Any
 
 import trio
 
-from mcp_proto_runtime._fanout import AsyncChanges
-from mcp_proto_runtime._server import (
+from mcp_proto_runtime import (
     SEND_REFUSED,
+    AsyncChanges,
     AsyncHandlerContext,
     RequestContext,
     ServerSettings,

@@ -1,8 +1,9 @@
 """The trio server: one reader loop, one task per request, in a nursery it owns.
 
-All protocol decisions are the core's (:class:`mcp_proto.ServerConnection` and
-:mod:`mcp_proto_runtime._server`); this module reads, writes and runs tasks.  A client's
-cancellation cancels the handler's cancel scope (``trio.Cancelled`` inside it).
+All protocol decisions are the core's (:class:`mcp_proto.ServerConnection`), the
+handler runtime is :mod:`mcp_proto_runtime`; this module reads, writes and runs
+tasks.  A client's cancellation cancels the handler's cancel scope
+(``trio.Cancelled`` inside it).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import trio
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto_runtime._server import (
+from mcp_proto_runtime import (
     SATURATION_PAUSE,
     AsyncServerSettings,
     Handlers,
@@ -41,7 +42,7 @@ _IDLE_WORKERS = 8  # handler tasks kept parked for the next requests
 
 class Server(AsyncServerSettings[Handler]):
     """Handlers ``async fn(ctx, params) -> result``, and the settings of
-    :class:`mcp_proto_runtime._server.ServerSettings`; serves any number of streams.
+    :class:`mcp_proto_runtime.ServerSettings`; serves any number of streams.
 
     ``max_concurrency`` bounds the handlers running at once on one stream.
     """
