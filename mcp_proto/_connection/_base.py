@@ -18,8 +18,7 @@ import orjson
 from attrs import frozen
 
 from .. import types as t
-from .._codec._compile import unstructure
-from .._codec._message import DEFAULT_MAX_DEPTH, Message, loads, message_from_json
+from .._codec import DEFAULT_MAX_DEPTH, Message, loads, message_from_json, unstructure
 from .._errors import DecodeError, EncodeError, RemoteProtocolError
 from ._events import NEED_DATA, ConnectionClosed, Event
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE, LineBuffer

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import types as t
-from .._codec._compile import structure, unstructure
+from .._codec import structure, unstructure
 from .._errors import missing_required_client_capability
 
 __all__ = [

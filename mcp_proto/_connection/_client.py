@@ -25,9 +25,16 @@ from typing import Any
 import attrs
 
 from .. import types as t
-from .._codec._compile import structure, unstructure
-from .._codec._message import DEFAULT_MAX_DEPTH, Message, structure_result
-from .._codec._methods import METHODS, Direction, Kind
+from .._codec import (
+    DEFAULT_MAX_DEPTH,
+    METHODS,
+    Direction,
+    Kind,
+    Message,
+    structure,
+    structure_result,
+    unstructure,
+)
 from .._errors import (
     INVALID_PARAMS,
     INVALID_REQUEST,

@@ -19,7 +19,7 @@ from typing import Any
 from attrs import field, frozen
 
 from .. import types as t
-from .._codec._compile import structure
+from .._codec import structure
 from .._errors import LocalProtocolError
 from ..metakeys import check_extension_id
 

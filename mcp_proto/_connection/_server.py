@@ -22,9 +22,15 @@ from collections.abc import Iterable
 from typing import Any
 
 from .. import types as t
-from .._codec._compile import structure, unstructure
-from .._codec._message import DEFAULT_MAX_DEPTH, Message
-from .._codec._methods import METHODS, REMOVED_METHODS, Kind
+from .._codec import (
+    DEFAULT_MAX_DEPTH,
+    METHODS,
+    REMOVED_METHODS,
+    Kind,
+    Message,
+    structure,
+    unstructure,
+)
 from .._errors import (
     INTERNAL_ERROR,
     INVALID_REQUEST,

@@ -33,8 +33,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from .. import types as t
-from .._codec._compile import unstructure
-from .._codec._methods import METHODS
+from .._codec import METHODS, unstructure
 from .._errors import LocalProtocolError
 from ._base import Commit
 from ._capabilities import undeclared_input_requests
