@@ -165,7 +165,6 @@ def _files() -> Iterator[tuple[Path, str, bool]]:
             yield path, *_name(path, ROOT)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 13: the layers are still being built")
 def test_private_modules_are_imported_only_from_inside_their_package() -> None:
     offenders = set()
     for path, name, is_pkg in _files():
