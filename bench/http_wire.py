@@ -32,9 +32,9 @@ from http_throughput import post
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._app import ServerSettings, answer
 from mcp_proto.http import HTTPServer, HTTPServerConnection
 from mcp_proto.http.wire import PAUSED, ServerWire
+from mcp_proto_runtime import ServerSettings, answer
 
 BODY = b"x" * 237
 HEADERS = [("content-type", "application/json"), ("content-length", "237")]

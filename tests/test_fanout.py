@@ -37,7 +37,7 @@ import mcp_proto_asyncio
 import mcp_proto_sync
 import mcp_proto_trio
 from mcp_proto import types as t
-from mcp_proto._fanout import FANOUT_QUEUE, Offer, Outbox, listen_end
+from mcp_proto_runtime import FANOUT_QUEUE, Offer, Outbox, listen_end
 
 ADAPTERS = ["sync", "asyncio", "trio"]
 VERSION = "2026-07-28"

@@ -14,9 +14,9 @@ import orjson
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._app import ServerSettings
 from mcp_proto.http import Challenge, Headers, HTTPServerConnection, ProtectedResource, Reply
 from mcp_proto.http.limits import BodyAccount, BodyBudget, ListenBudget, client_key
+from mcp_proto_runtime import ServerSettings
 from tests._http_helpers import body, headers, make_server
 
 KIB = 1024

@@ -9,8 +9,6 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import ROOT
 
 PACKAGES = [
@@ -142,7 +140,6 @@ def _hidden_from(target: str, importer: str) -> str | None:
     return None
 
 
-@pytest.mark.xfail(strict=True, reason="issue 13: the layers are still being built")
 def test_no_import_cycle() -> None:
     edges = graph()
     shown = [
@@ -165,7 +162,6 @@ def _files() -> Iterator[tuple[Path, str, bool]]:
             yield path, *_name(path, ROOT)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 13: the layers are still being built")
 def test_private_modules_are_imported_only_from_inside_their_package() -> None:
     offenders = set()
     for path, name, is_pkg in _files():
@@ -250,7 +246,6 @@ def layer_of(module: str) -> str:
     raise AssertionError(f"{module} is in no layer: add it to LAYERS")
 
 
-@pytest.mark.xfail(strict=True, reason="issue 13: the layers are still being built")
 def test_layers_import_only_downwards() -> None:
     edges = graph()
     wrong = sorted(

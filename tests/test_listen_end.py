@@ -21,10 +21,8 @@ from typing import Any
 
 import pytest
 
-import mcp_proto_sync._http as sync_http
-from mcp_proto._app import ServerSettings
-from mcp_proto._fanout import Outbox
 from mcp_proto.http.limits import ListenBudget
+from mcp_proto_runtime import Outbox, ServerSettings
 from tests.test_fanout import (
     ADAPTERS,
     LISTEN,
@@ -135,19 +133,21 @@ def test_every_way_a_listen_ends_releases_its_budget_once(adapter: str, tally: T
     assert tally.budget.open == 0 and not tally.budget._by_client
 
 
-class SlowOutbox(Outbox[Any]):
-    """An outbox whose listen's thread is set aside for a second as it sets the listen up."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        time.sleep(1.0)
-        super().__init__(*args, **kwargs)
-
-
 def test_sync_a_change_made_as_the_ack_arrives_reaches_the_listen(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Was a race: the link joined the fan-out only after writing the acknowledgement."""
-    monkeypatch.setattr(sync_http, "Outbox", SlowOutbox)
+    """Was a race: the link joined the fan-out only after writing the acknowledgement.
+
+    Every outbox made takes a second, so the listen's thread is set aside for a second
+    as it sets the listen up (an HTTP listen is the only outbox this server makes).
+    """
+    made = Outbox.__init__
+
+    def slowly(self: Outbox[Any], *args: Any, **kwargs: Any) -> None:
+        time.sleep(1.0)
+        made(self, *args, **kwargs)
+
+    monkeypatch.setattr(Outbox, "__init__", slowly)
     with http_server("sync") as at:
         ex = listen(at, 1)
         assert acknowledged(ex)

@@ -6,13 +6,12 @@ stream pair; ``Client`` calls a server it spawns (or any stream pair), and
 listens in flight.
 """
 
-from mcp_proto._app import Handlers, McpError
-from mcp_proto._async_calls import Subscription
-from mcp_proto._client_calls import InputRequiredError
+from mcp_proto_runtime import Handlers, InputRequiredError, McpError, Subscription
 
 from ._client import Client
+from ._handlers import Context, Handler
 from ._http_client import HTTPClientSession
-from ._server import Context, Handler, Server
+from ._server import Server
 
 __all__ = [
     "Client",

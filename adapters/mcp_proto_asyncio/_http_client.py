@@ -2,7 +2,7 @@
 
 Everything but the I/O -- one POST per call on a connection of its own, the pool of
 idle keep-alive connections, MRTR rounds, listens, closing a connection as the
-cancellation (HTTP-12, HTTP-SSE-5) -- is :class:`mcp_proto._async_http.AsyncHTTPSession`.
+cancellation (HTTP-12, HTTP-SSE-5) -- is :class:`mcp_proto_runtime.AsyncHTTPSession`.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import mcp_proto as m
-from mcp_proto._async_http import AsyncHTTPSession
 from mcp_proto.http import HTTPClientConnection
+from mcp_proto_runtime import AsyncHTTPSession
 
 __all__ = ["HTTPClientSession"]
 
@@ -60,7 +60,8 @@ class _Link:
 class HTTPClientSession(AsyncHTTPSession):
     """An MCP client for a Streamable HTTP endpoint, over asyncio sockets.
 
-    The calls, errors, listens and options are :class:`~mcp_proto._async_http.AsyncHTTPSession`'s.
+    The calls, errors, listens and options are
+    :class:`~mcp_proto_runtime.AsyncHTTPSession`'s.
     """
 
     async def _open_link(self) -> _Link:

@@ -1,8 +1,9 @@
 """The asyncio server: one reader loop, one task per request, in a TaskGroup it owns.
 
-All protocol decisions are the core's (:class:`mcp_proto.ServerConnection` and
-:mod:`mcp_proto._app`); this module reads, writes and runs tasks.  A client's
-cancellation cancels the handler's task (``asyncio.CancelledError`` inside it).
+All protocol decisions are the core's (:class:`mcp_proto.ServerConnection`), the
+handler runtime is :mod:`mcp_proto_runtime`; this module reads, writes and runs
+tasks.  A client's cancellation cancels the handler's task (``asyncio.CancelledError``
+inside it).
 """
 
 from __future__ import annotations
@@ -10,39 +11,30 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._app import (
+from mcp_proto_runtime import (
     SATURATION_PAUSE,
-    SEND_REFUSED,
-    AsyncHandlerContext,
     AsyncServerSettings,
     Handlers,
     RequestContext,
-    answer,
     default_answer,
-    internal_error,
 )
-from mcp_proto._fanout import AsyncChanges
 
-__all__ = ["Context", "Handler", "Server"]
+from ._handlers import Changes, Context, Handler, run_handler
+from ._http import serve_http
 
-Handler = Callable[["Context", Any], Awaitable[Any]]
+__all__ = ["Server"]
+
 _CHUNK = 65536
-
-
-class Context(AsyncHandlerContext):
-    """What an async handler gets: its request, and ``progress``, ``log`` and
-    ``notify_changed`` to talk about it.  Cancellation arrives as ``asyncio.CancelledError``.
-    """
 
 
 class Server(AsyncServerSettings[Handler]):
     """Handlers ``async fn(ctx, params) -> result``, and the settings of
-    :class:`mcp_proto._app.ServerSettings`; serves any number of streams.
+    :class:`mcp_proto_runtime.ServerSettings`; serves any number of streams.
 
     ``max_concurrency`` bounds the handlers running at once on one stream.
     """
@@ -106,27 +98,10 @@ class Server(AsyncServerSettings[Handler]):
         ``http_options`` go to :class:`mcp_proto.http.HTTPServer`; ``ready`` gets
         the bound address once the socket listens (port 0 picks a free one).
         """
-        from ._http import serve_http
-
         await serve_http(self, host, port, ready=ready, http_options=http_options)
 
     async def _checkpoint(self) -> None:
         await asyncio.sleep(0)
-
-
-class Changes(AsyncChanges):
-    """A stream's change notifications: its outbox, and the event its writer task waits on."""
-
-    def __init__(self, server: Server, who: str) -> None:
-        super().__init__(server.fanout_queue, who)
-        self.waiting = asyncio.Event()
-
-    def _wake(self) -> None:
-        self.waiting.set()
-
-    async def _sleep(self) -> None:
-        self.waiting.clear()
-        await self.waiting.wait()
 
 
 class _Session:
@@ -207,32 +182,3 @@ class _Session:
         finally:
             self.tasks.pop(ctx.request.id, None)
             self.slot_freed.set()
-
-
-async def run_handler(
-    server: Server,
-    ctx: Context,
-    emit: Callable[[Any], Awaitable[None]],
-    cache_hints: tuple[int, str],
-) -> None:
-    """Run ``ctx``'s handler and send its answer; a cancelled handler sends nothing."""
-    request = ctx.request
-    handler = server.handlers.find(request.method)
-    assert handler is not None
-    try:
-        value = await handler(ctx, request.params)
-    except asyncio.CancelledError as e:
-        task = asyncio.current_task()
-        if task is not None and task.cancelling():
-            ctx._core.cancelled = True  # nothing is sent for it (STDIO-13)
-            raise
-        outcome: Any = answer(request, error=e)  # the handler's own subtask, not the client
-    except Exception as e:
-        outcome = answer(request, error=e)
-    else:
-        outcome = answer(request, value, cache_hints=cache_hints)
-    try:
-        await emit(outcome)
-    except SEND_REFUSED as e:  # the handler's answer broke a send rule or cannot be encoded
-        print(f"mcp-proto: handler for {request.method}: {e}", file=sys.stderr)
-        await emit(internal_error(request))

@@ -27,7 +27,7 @@ from typing import Any
 
 from mcp_proto import RequestStateError, RequestStateSealer, require_client_capabilities, structure
 from mcp_proto import types as t
-from mcp_proto._app import McpError, unknown_tool
+from mcp_proto_runtime import McpError, unknown_tool
 
 # A 1x1 PNG and a tiny silent WAV, base64.
 PNG = base64.b64encode(

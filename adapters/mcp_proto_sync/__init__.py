@@ -6,13 +6,13 @@ spawns (or any pipe pair), and ``Client.http(url)`` an HTTP endpoint, one call a
 a time; ``client.listen(...)`` opens a subscription read on demand.
 """
 
-from mcp_proto._app import Handlers, McpError
-from mcp_proto._client_calls import InputRequiredError
+from mcp_proto_runtime import Handlers, InputRequiredError, McpError
 
 from ._client import Client
+from ._handlers import Context, Handler
 from ._http_client import HTTPClientSession
 from ._listen import Subscription
-from ._server import Context, Handler, Server
+from ._server import Server
 
 __all__ = [
     "Client",

@@ -26,22 +26,28 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Hashable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._app import (
+from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
+from mcp_proto.http.limits import BodyBudget, ListenBudget
+from mcp_proto_runtime import (
     LINGER_BYTES,
     LINGER_TIME,
     ClientClock,
+    Outbox,
     RequestContext,
     default_answer,
+    listen_end,
+    peer_of,
+    write_timed_out,
 )
-from mcp_proto._fanout import Outbox, listen_end, peer_of, write_timed_out
-from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
-from mcp_proto.http.limits import BodyBudget, ListenBudget
 
-from ._server import Context, Server, _Workers, run_handler
+from ._handlers import Context, _Workers, run_handler
+
+if TYPE_CHECKING:
+    from ._server import Server
 
 __all__ = ["serve_http"]
 

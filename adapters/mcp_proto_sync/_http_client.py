@@ -17,15 +17,15 @@ from typing import Any
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._client_calls import HTTPClientSettings, ProbeOutcome, http_failure
 from mcp_proto.http import (
     Era,
     HTTPClientConnection,
     ToolRejected,
     UnexpectedResponse,
 )
+from mcp_proto_runtime import HTTPClientSettings, ProbeOutcome, http_failure
 
-from ._client import ProgressHandler, _Calls
+from ._calls import ProgressHandler, _Calls
 
 __all__ = ["HTTPClientSession"]
 

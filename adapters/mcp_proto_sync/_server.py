@@ -1,14 +1,13 @@
 """The blocking server: one reader loop, handlers on a bounded thread pool.
 
-All protocol decisions are the core's (:class:`mcp_proto.ServerConnection` and
-:mod:`mcp_proto._app`); this module reads, writes and runs threads.  The
+All protocol decisions are the core's (:class:`mcp_proto.ServerConnection`), the
+handler runtime is :mod:`mcp_proto_runtime`; this module reads, writes and runs threads.  The
 connection is not thread-safe, so every call into it holds one lock.
 """
 
 from __future__ import annotations
 
 import os
-import queue
 import sys
 import threading
 import time
@@ -17,85 +16,32 @@ from typing import Any, BinaryIO
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._app import (
+from mcp_proto_runtime import (
     SATURATION_PAUSE,
-    SEND_REFUSED,
-    HandlerContext,
     Handlers,
+    Offer,
+    Outbox,
     RequestContext,
     ServerSettings,
-    answer,
     default_answer,
-    internal_error,
+    listen_end,
 )
-from mcp_proto._fanout import Offer, Outbox, listen_end
 
-__all__ = ["Context", "Handler", "Server"]
+from ._handlers import Context, Handler, _Workers, run_handler
+from ._http import serve_http
 
-Handler = Callable[["Context", Any], Any]
+__all__ = ["Server"]
+
 _CHUNK = 65536
-_DONE_LOCK = threading.Lock()  # makes a Context's event once: most handlers never wait
 #: seconds a caller whose notification finds a stdio stream's outbox full gives that
 #: stream's writer thread to take from it before the stream is deemed slow: the thread
 #: may only be waiting for the GIL, which a caller that never blocks does not give up
 _PICKUP_GRACE = 0.05
 
 
-class Context(HandlerContext):
-    """What a blocking handler gets: its request, and ways to talk about it.
-
-    ``progress`` and ``log`` send only what the request asked for (a
-    ``progressToken``; a ``logLevel`` at or below the level) and do nothing
-    otherwise.  ``cancelled`` turns true when the client cancels or the
-    connection ends; long handlers should look at it, or wait on
-    :meth:`wait_cancelled`.
-    """
-
-    def __init__(self, core: RequestContext, session: Any) -> None:
-        super().__init__(core, session)
-        self._done: threading.Event | None = None  # made by the first wait_cancelled
-
-    def wait_cancelled(self, timeout: float | None = None) -> bool:
-        """Block until the request is cancelled (True) or ``timeout`` passes (False)."""
-        with _DONE_LOCK:
-            if self._done is None:
-                self._done = threading.Event()
-                if self.cancelled:  # cancelled before anyone waited
-                    self._done.set()
-        return self._done.wait(timeout)
-
-    def progress(
-        self, progress: float, total: float | None = None, message: str | None = None
-    ) -> None:
-        event = self._core.progress_event(progress, total, message)
-        if event is not None:
-            self._session.emit(event)
-
-    def log(self, level: t.LoggingLevel, data: Any, logger: str | None = None) -> None:
-        event = self._core.log_event(level, data, logger)
-        if event is not None:
-            self._session.emit(event)
-
-    def notify_changed(self, method: str, params: Any = None) -> None:
-        """A change notification, to every open subscription that asked for it.
-
-        See :meth:`Server.notify_changed`; to this request's own stdio stream it is
-        written at once, in this thread, as its answer will be.
-        """
-        event = m.Notification(method=method, params=params or t.NotificationParams())
-        self._session.server._fan_out(event, self._session)
-
-    def _cancel(self) -> None:
-        super()._cancel()  # first: a wait_cancelled that makes the event now sees it
-        with _DONE_LOCK:
-            done = self._done
-        if done is not None:
-            done.set()
-
-
 class Server(ServerSettings[Handler]):
     """Blocking handlers ``fn(ctx, params) -> result``, and the settings of
-    :class:`mcp_proto._app.ServerSettings`; serves any number of streams.
+    :class:`mcp_proto_runtime.ServerSettings`; serves any number of streams.
 
     ``max_workers`` bounds the handler threads of one stream; the connections of
     an HTTP server share them.
@@ -150,7 +96,7 @@ class Server(ServerSettings[Handler]):
         Never waits for a subscriber's I/O: it is handed to each stream's outbox,
         which a thread of that stream writes (an HTTP listen's is written at once when
         its socket takes it).  A stream ``fanout_queue`` notifications behind has its
-        subscriptions ended (:mod:`mcp_proto._fanout`); a stdio stream's thread gets
+        subscriptions ended (:mod:`mcp_proto_runtime`); a stdio stream's thread gets
         :data:`_PICKUP_GRACE` seconds to make room first, since it needs the GIL.
         """
         self._fan_out(m.Notification(method=method, params=params or t.NotificationParams()))
@@ -181,8 +127,6 @@ class Server(ServerSettings[Handler]):
         bound address once the socket listens (port 0 picks a free one).  Returns
         once ``stop`` is set (connections already open finish on their own).
         """
-        from ._http import serve_http
-
         serve_http(self, host, port, ready=ready, stop=stop, http_options=http_options)
 
 
@@ -218,57 +162,6 @@ class _FdWriter:
                     sent += os.write(self.fd, view[sent:])
 
 
-class _Workers:
-    """Threads that run ``fn(arg)`` jobs in order of submission, at most ``size`` of them.
-
-    A thread is started when a job finds none idle (as ``ThreadPoolExecutor`` does),
-    with less bookkeeping per job: a job is a queue entry, not a future.  Any thread
-    may submit.  :meth:`close` lets the threads finish every job submitted, then joins
-    them; a job submitted after it raises ``RuntimeError``.
-    """
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.jobs: queue.SimpleQueue[tuple[Callable[[Any], None], Any] | None] = (
-            queue.SimpleQueue()
-        )
-        self.threads: list[threading.Thread] = []
-        self.idle = 0  # idle threads less queued jobs no thread has been counted for
-        self.closed = False
-        self.lock = threading.Lock()
-
-    def submit(self, fn: Callable[[Any], None], arg: Any) -> None:
-        with self.lock:
-            if self.closed:
-                raise RuntimeError("the worker threads are closed")
-            self.jobs.put((fn, arg))  # first: a thread started now takes it before it returns
-            thread = None
-            if self.idle == 0 and len(self.threads) < self.size:
-                thread = threading.Thread(
-                    target=self._work, name=f"mcp_{len(self.threads)}", daemon=True
-                )
-                self.threads.append(thread)
-            else:
-                self.idle -= 1  # this job is that thread's: the next one may need a new thread
-        if thread is not None:
-            thread.start()
-
-    def _work(self) -> None:
-        while (job := self.jobs.get()) is not None:
-            job[0](job[1])
-            with self.lock:
-                self.idle += 1
-
-    def close(self) -> None:
-        with self.lock:
-            self.closed = True
-            threads = list(self.threads)
-        for _ in threads:
-            self.jobs.put(None)
-        for thread in threads:
-            thread.join()
-
-
 class _Session:
     def __init__(self, server: Server, write: Callable[[bytes], None]) -> None:
         self.server = server
@@ -295,7 +188,7 @@ class _Session:
         """Hand ``event`` to this stream's writer thread; never waits for the stream's I/O.
 
         When the outbox is full, the writer thread gets :data:`_PICKUP_GRACE` seconds
-        to take one out; past that the stream is slow (:mod:`mcp_proto._fanout`).
+        to take one out; past that the stream is slow (:mod:`mcp_proto_runtime`).
         ``own``: the caller is a handler of this stream, and writes it itself when
         nothing is waiting before it (its own answer waits on the stream all the same).
         """
@@ -420,27 +313,3 @@ class _Session:
             if self.waiting:  # set under the lock before the reader looks at what it waits for
                 with self.slot_freed:
                     self.slot_freed.notify_all()
-
-
-def run_handler(
-    server: Server, ctx: Context, emit: Callable[[Any], None], cache_hints: tuple[int, str]
-) -> None:
-    """Run ``ctx``'s handler and send its answer, unless the request was cancelled meanwhile."""
-    request = ctx.request
-    handler = server.handlers.find(request.method)
-    assert handler is not None
-    if ctx.cancelled:
-        return  # cancelled (or the input ended) while it waited for a thread
-    try:
-        value = handler(ctx, request.params)
-    except Exception as e:
-        outcome: Any = answer(request, error=e)
-    else:
-        outcome = answer(request, value, cache_hints=cache_hints)
-    if ctx.cancelled:
-        return  # nothing is sent for a cancelled request (STDIO-13)
-    try:
-        emit(outcome)
-    except SEND_REFUSED as e:  # the handler's answer broke a send rule or cannot be encoded
-        print(f"mcp-proto: handler for {request.method}: {e}", file=sys.stderr)
-        emit(internal_error(request))

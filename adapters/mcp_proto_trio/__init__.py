@@ -6,13 +6,12 @@ number of calls and listens in flight, its reader in a nursery the caller owns;
 ``async with Client.http(url)`` calls a Streamable HTTP endpoint the same way.
 """
 
-from mcp_proto._app import Handlers, McpError
-from mcp_proto._async_calls import Subscription
-from mcp_proto._client_calls import InputRequiredError
+from mcp_proto_runtime import Handlers, InputRequiredError, McpError, Subscription
 
 from ._client import Client
+from ._handlers import Context, Handler
 from ._http_client import HTTPClientSession
-from ._server import Context, Handler, Server
+from ._server import Server
 
 __all__ = [
     "Client",

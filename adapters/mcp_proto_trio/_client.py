@@ -19,8 +19,7 @@ import trio
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._async_calls import AsyncCalls, Subscription
-from mcp_proto._client_calls import build_request, outcome_of, owner_of
+from mcp_proto_runtime import AsyncCalls, Subscription, build_request, outcome_of, owner_of
 
 if TYPE_CHECKING:
     from ._http_client import HTTPClientSession

@@ -26,25 +26,30 @@ import math
 import socket
 from collections.abc import Hashable
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import outcome
 import trio
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._app import (
+from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
+from mcp_proto.http.limits import BodyBudget, ListenBudget
+from mcp_proto_runtime import (
     LINGER_BYTES,
     LINGER_TIME,
     ClientClock,
     RequestContext,
     default_answer,
+    listen_end,
+    peer_of,
+    write_timed_out,
 )
-from mcp_proto._fanout import listen_end, peer_of, write_timed_out
-from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
-from mcp_proto.http.limits import BodyBudget, ListenBudget
 
-from ._server import Changes, Context, Server, run_handler
+from ._handlers import Changes, Context, run_handler
+
+if TYPE_CHECKING:
+    from ._server import Server
 
 __all__ = ["serve_http"]
 

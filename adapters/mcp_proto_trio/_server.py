@@ -1,8 +1,9 @@
 """The trio server: one reader loop, one task per request, in a nursery it owns.
 
-All protocol decisions are the core's (:class:`mcp_proto.ServerConnection` and
-:mod:`mcp_proto._app`); this module reads, writes and runs tasks.  A client's
-cancellation cancels the handler's cancel scope (``trio.Cancelled`` inside it).
+All protocol decisions are the core's (:class:`mcp_proto.ServerConnection`), the
+handler runtime is :mod:`mcp_proto_runtime`; this module reads, writes and runs
+tasks.  A client's cancellation cancels the handler's cancel scope
+(``trio.Cancelled`` inside it).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import errno
 import os
 import stat
 import sys
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
@@ -21,60 +22,27 @@ import trio
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._app import (
+from mcp_proto_runtime import (
     SATURATION_PAUSE,
-    SEND_REFUSED,
-    AsyncHandlerContext,
     AsyncServerSettings,
     Handlers,
     RequestContext,
-    answer,
     default_answer,
-    internal_error,
 )
-from mcp_proto._fanout import AsyncChanges
 
-__all__ = ["Context", "Handler", "Server"]
+from ._handlers import Changes, Context, Handler, run_handler
+from ._http import serve_http
 
-Handler = Callable[["Context", Any], Awaitable[Any]]
+__all__ = ["Server"]
+
 _CHUNK = 65536
 _PENDING_LIMIT = 1 << 18  # bytes queued for stdout before senders wait
 _IDLE_WORKERS = 8  # handler tasks kept parked for the next requests
-_SPENT = trio.CancelScope()  # a finished request's scope: cancelling it reaches nothing
-
-
-class Context(AsyncHandlerContext):
-    """What an async handler gets: its request, and ``progress``, ``log`` and
-    ``notify_changed`` to talk about it.  Cancellation arrives as ``trio.Cancelled``
-    (the handler runs in :attr:`scope`).
-    """
-
-    def __init__(self, core: RequestContext, session: Any) -> None:
-        super().__init__(core, session)
-        self.scope = trio.CancelScope()
-
-    def _cancel(self) -> None:
-        super()._cancel()
-        self.scope.cancel()
-
-    async def _run_in(self, scope: trio.CancelScope, run: Callable[[], Awaitable[None]]) -> None:
-        """``await run()`` in a worker's ``scope``, which is this request's while it runs.
-
-        A request cancelled before it started starts cancelled; once it is over its
-        scope is a spent one, so a late cancel cannot reach the worker's next request.
-        """
-        self.scope = scope
-        if self.cancelled:
-            scope.cancel()
-        try:
-            await run()
-        finally:
-            self.scope = _SPENT
 
 
 class Server(AsyncServerSettings[Handler]):
     """Handlers ``async fn(ctx, params) -> result``, and the settings of
-    :class:`mcp_proto._app.ServerSettings`; serves any number of streams.
+    :class:`mcp_proto_runtime.ServerSettings`; serves any number of streams.
 
     ``max_concurrency`` bounds the handlers running at once on one stream.
     """
@@ -131,26 +99,10 @@ class Server(AsyncServerSettings[Handler]):
         ``await nursery.start(server.serve_http, host, 0)`` you get the bound
         address back once the socket listens.
         """
-        from ._http import serve_http
-
         await serve_http(self, host, port, task_status=task_status, http_options=http_options)
 
     async def _checkpoint(self) -> None:
         await trio.lowlevel.checkpoint()
-
-
-class Changes(AsyncChanges):
-    """A stream's change notifications: its outbox, and where its writer task waits."""
-
-    def __init__(self, server: Server, who: str) -> None:
-        super().__init__(server.fanout_queue, who)
-        self.waiting = trio.lowlevel.ParkingLot()
-
-    def _wake(self) -> None:
-        self.waiting.unpark_all()
-
-    async def _sleep(self) -> None:
-        await self.waiting.park()
 
 
 class _StreamLink:
@@ -410,36 +362,3 @@ class _Session:
             self.contexts.pop(ctx.request.id, None)
             if self.slot_freed:
                 self.slot_freed.unpark_all()
-
-
-async def run_handler(
-    server: Server,
-    ctx: Context,
-    emit: Callable[[Any], Awaitable[None]],
-    cache_hints: tuple[int, str],
-    *,
-    scoped: bool = True,
-) -> None:
-    """Run ``ctx``'s handler in its cancel scope and send its answer, unless cancelled.
-
-    ``scoped=False``: the caller runs it inside ``ctx.scope`` already, and a
-    cancellation propagates as ``trio.Cancelled`` for the caller's scope to catch.
-    """
-    request = ctx.request
-    handler = server.handlers.find(request.method)
-    assert handler is not None
-    outcome: Any = None
-    with ctx.scope if scoped else contextlib.nullcontext():
-        try:
-            value = await handler(ctx, request.params)
-        except Exception as e:
-            outcome = answer(request, error=e)
-        else:
-            outcome = answer(request, value, cache_hints=cache_hints)
-    if outcome is None:
-        return  # cancelled: nothing is sent for it (STDIO-13)
-    try:
-        await emit(outcome)
-    except SEND_REFUSED as e:  # the handler's answer broke a send rule or cannot be encoded
-        print(f"mcp-proto: handler for {request.method}: {e}", file=sys.stderr)
-        await emit(internal_error(request))

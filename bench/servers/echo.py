@@ -96,7 +96,7 @@ def floor(kind: str) -> None:
 
     import mcp_proto as m
     from mcp_proto import types as t
-    from mcp_proto._app import ServerSettings, answer
+    from mcp_proto_runtime import ServerSettings, answer
 
     caps = t.ServerCapabilities(tools=t.ServerCapabilitiesTools())
     info = t.Implementation(name="bench-server", version="1.0.0")

@@ -15,19 +15,20 @@ import sys
 from contextlib import AbstractAsyncContextManager
 from typing import Any, ClassVar, Self
 
-from . import types as t
-from ._async_calls import AsyncCalls, Subscription
-from ._client_calls import HTTPClientSettings, build_request, http_failure, outcome_of
-from ._connection import (
+from mcp_proto import (
     NEED_DATA,
     InputRequired,
+    LocalProtocolError,
     Notification,
     SubscriptionAcknowledged,
     SubscriptionEnded,
 )
-from ._connection import Request as RequestEvent
-from ._errors import LocalProtocolError
-from .http._client import ToolRejected
+from mcp_proto import Request as RequestEvent
+from mcp_proto import types as t
+from mcp_proto.http import ToolRejected
+
+from ._async_client import AsyncCalls, Subscription
+from ._client import HTTPClientSettings, build_request, http_failure, outcome_of
 
 __all__ = ["AsyncHTTPSession"]
 

@@ -1,4 +1,4 @@
-"""The handler layer the adapters share (``mcp_proto._app``, ``mcp_proto._client_calls``)."""
+"""The handler runtime the adapters share (``mcp_proto_runtime``)."""
 
 from __future__ import annotations
 
@@ -8,19 +8,22 @@ import pytest
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto._app import (
+from mcp_proto_runtime import (
     Handlers,
+    InputRequiredError,
     McpError,
     RequestContext,
     acknowledgement,
     answer,
+    build_request,
     default_answer,
     internal_error,
     no_handler,
+    outcome_of,
+    probe_outcome,
     read_timeout,
     unknown_tool,
 )
-from mcp_proto._client_calls import InputRequiredError, build_request, outcome_of, probe_outcome
 
 
 def request(method: str = "tools/call", **meta: Any) -> m.Request:
@@ -213,8 +216,8 @@ def test_listens_belong_to_the_runtime() -> None:
 
 
 def test_http_endpoint_and_failures() -> None:
-    from mcp_proto._client_calls import Endpoint, http_failure
     from mcp_proto.http import Era, RequestLost, UnexpectedResponse
+    from mcp_proto_runtime import Endpoint, http_failure
 
     at = Endpoint.parse("http://user@127.0.0.1:3000/mcp?x=1")
     assert (at.host, at.port, at.target, at.authority) == (
@@ -236,7 +239,7 @@ def test_http_endpoint_and_failures() -> None:
 
 
 def test_server_settings_split_adapter_options_from_connection_options() -> None:
-    from mcp_proto._app import ServerSettings
+    from mcp_proto_runtime import ServerSettings
 
     caps = t.ServerCapabilities(tools=t.ServerCapabilitiesTools())
     settings: ServerSettings[Any] = ServerSettings(
@@ -250,7 +253,7 @@ def test_server_settings_split_adapter_options_from_connection_options() -> None
 
 
 def test_client_clock_starts_when_idle_and_stops_on_a_request() -> None:
-    from mcp_proto._app import ClientClock, ServerSettings
+    from mcp_proto_runtime import ClientClock, ServerSettings
 
     settings: ServerSettings[Any] = ServerSettings(client_timeout=30, keepalive_interval=15)
     clock = ClientClock(now=0)
@@ -260,3 +263,17 @@ def test_client_clock_starts_when_idle_and_stops_on_a_request() -> None:
     assert clock.wait(busy=True, now=100, settings=settings) == 15  # a handler runs: quiet is fine
     assert clock.wait(busy=False, now=110, settings=settings) == 15  # restarted at 100
     assert clock.wait(busy=False, now=131, settings=settings) is None
+
+
+def test_the_adapters_reexport_the_runtime_s_objects() -> None:
+    """One runtime: each adapter's shared names are the runtime's objects, not copies."""
+    import mcp_proto_asyncio
+    import mcp_proto_runtime
+    import mcp_proto_sync
+    import mcp_proto_trio
+
+    for adapter in (mcp_proto_sync, mcp_proto_asyncio, mcp_proto_trio):
+        for name in ("Handlers", "McpError", "InputRequiredError"):
+            assert getattr(adapter, name) is getattr(mcp_proto_runtime, name), (adapter, name)
+    assert mcp_proto_asyncio.Subscription is mcp_proto_trio.Subscription
+    assert mcp_proto_trio.Subscription is mcp_proto_runtime.Subscription

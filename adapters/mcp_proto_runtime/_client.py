@@ -15,31 +15,34 @@ from urllib.parse import urlsplit
 
 import attrs
 
-from . import types as t
-from ._app import McpError
-from ._codec import METHODS, structure, unstructure
-from ._connection import (
+from mcp_proto import (
     DEFAULT_MAX_MESSAGE_SIZE,
+    METHODS,
     ClientConnection,
     ConnectionClosed,
     ErrorResponse,
     InputRequired,
     InvalidResponse,
     Notification,
+    RemoteProtocolError,
     Request,
     Result,
     SubscriptionAcknowledged,
     SubscriptionEnded,
     VersionNotSupported,
+    structure,
+    unstructure,
 )
-from ._errors import RemoteProtocolError
-from .http._client import (
+from mcp_proto import types as t
+from mcp_proto.http import (
     AuthenticationRequired,
     HTTPClient,
     RequestLost,
     ToolRejected,
     UnexpectedResponse,
 )
+
+from ._server import McpError
 
 __all__ = [
     "ENDINGS",

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
-from . import types as t
-from ._connection import Notification, SubscriptionEnded
+from mcp_proto import Notification, SubscriptionEnded
+from mcp_proto import types as t
 
 __all__ = ["AsyncCalls", "Subscription"]
 

@@ -15,19 +15,25 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
-from . import types as t
-from ._codec import METHODS, structure, unstructure
-from ._connection import LOG_LEVELS, ErrorResponse, Notification, Request, Result, ServerConnection
-from ._errors import (
+from mcp_proto import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
+    LOG_LEVELS,
     METHOD_NOT_FOUND,
+    METHODS,
     DecodeError,
     EncodeError,
+    ErrorResponse,
     LocalProtocolError,
+    Notification,
+    Request,
+    Result,
+    ServerConnection,
+    structure,
+    unstructure,
 )
-from ._fanout import FANOUT_QUEUE, FANOUT_TIMEOUT
-from .http.limits import (
+from mcp_proto import types as t
+from mcp_proto.http.limits import (
     DEFAULT_BODY_ALLOWANCE,
     DEFAULT_BODY_BUDGET,
     DEFAULT_MAX_LISTENS_PER_CLIENT,
@@ -35,10 +41,10 @@ from .http.limits import (
     ListenBudget,
 )
 
+from ._fanout import FANOUT_QUEUE, FANOUT_TIMEOUT
+
 __all__ = [
     "AsyncServerSettings",
-    "FANOUT_QUEUE",
-    "FANOUT_TIMEOUT",
     "LINGER_BYTES",
     "LINGER_TIME",
     "SATURATION_PAUSE",
@@ -446,7 +452,7 @@ class ServerSettings(Generic[H]):
     :mod:`mcp_proto.http.limits`).  ``body_allowance``: request body bytes each HTTP
     connection buffers on its own; ``body_budget``: body bytes past that all
     connections buffer together.  ``fanout_queue``: change notifications a
-    subscriber may have waiting before it is ended (:mod:`mcp_proto._fanout`);
+    subscriber may have waiting before it is ended (:mod:`mcp_proto_runtime._fanout`);
     ``fanout_timeout``: seconds a write to an HTTP subscriber may take before its
     connection is closed.  Every other keyword goes to
     :class:`~mcp_proto.ServerConnection` (``capabilities``, ``server_info``,
@@ -507,8 +513,9 @@ class ServerSettings(Generic[H]):
 class AsyncServerSettings(ServerSettings[H]):
     """:class:`ServerSettings`, and the change fan-out of the async adapters' servers.
 
-    Every stream in ``_sessions`` has ``changes`` (an :class:`~mcp_proto._fanout.AsyncChanges`
-    its writer task drains) and ``emit``; the adapter supplies :meth:`_checkpoint`.
+    Every stream in ``_sessions`` has ``changes`` (an
+    :class:`~mcp_proto_runtime._fanout.AsyncChanges` its writer task drains) and ``emit``;
+    the adapter supplies :meth:`_checkpoint`.
     """
 
     async def notify_changed(self, method: str, params: Any = None) -> None:
@@ -516,7 +523,7 @@ class AsyncServerSettings(ServerSettings[H]):
 
         It is handed to each stream's outbox, never waiting for one; each stream's
         writer task sends it.  A stream ``fanout_queue`` notifications behind has
-        its subscriptions ended (:mod:`mcp_proto._fanout`).  Yields once, so that
+        its subscriptions ended (:mod:`mcp_proto_runtime._fanout`).  Yields once, so that
         the writers run before the caller's next change.
         """
         await self._fan_out(Notification(method=method, params=params or t.NotificationParams()))

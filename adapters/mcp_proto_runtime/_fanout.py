@@ -25,8 +25,8 @@ from collections.abc import Awaitable, Callable
 from enum import Enum
 from typing import Any, Generic, TypeVar
 
-from . import types as t
-from ._connection import Notification, Result
+from mcp_proto import Notification, Result
+from mcp_proto import types as t
 
 __all__ = [
     "AsyncChanges",

@@ -1,0 +1,116 @@
+"""mcp_proto_runtime: the handler runtime the three adapters share.
+
+Owns what sits between the sans-I/O core and an event loop, decided once for
+``mcp_proto_sync``, ``mcp_proto_asyncio`` and ``mcp_proto_trio``:
+
+* ``_server``: the handler table (:class:`Handlers`), a request's context
+  (:class:`RequestContext`, :class:`HandlerContext`, :class:`AsyncHandlerContext`),
+  the answer to what a handler returned or raised (:func:`answer`,
+  :func:`default_answer`), :class:`McpError`, the servers' settings
+  (:class:`ServerSettings`: budgets, timeouts) and timing policy
+  (:data:`SATURATION_PAUSE`, :data:`LINGER_TIME`, :class:`ClientClock`);
+* ``_fanout``: change-notification fan-out (:class:`Outbox`, :class:`AsyncChanges`,
+  :data:`FANOUT_QUEUE`, :data:`FANOUT_TIMEOUT`);
+* ``_client``: what a client does around one call (:func:`build_request`,
+  :func:`outcome_of`, :class:`InputRequiredError`, :class:`HTTPClientSettings`);
+* ``_async_client``, ``_async_http``: the asyncio and trio clients' shared calls,
+  listen iterator and HTTP connection pool, awaiting only the adapter's primitives.
+
+May import: the public API of ``mcp_proto``, ``mcp_proto.types``, ``mcp_proto.http``
+and ``mcp_proto.http.limits`` -- never a ``mcp_proto._x`` module
+(``tests/test_import_graph.py``).  Holds no event loop: no asyncio, trio, threading,
+socket, selectors, subprocess or time (``tests/test_purity.py``).  Times, tasks,
+threads and sockets are the adapters'; every protocol decision is the core's.
+"""
+
+from ._async_client import AsyncCalls, Subscription
+from ._async_http import AsyncHTTPSession
+from ._client import (
+    Endpoint,
+    HTTPClientSettings,
+    InputRequiredError,
+    ProbeOutcome,
+    build_request,
+    http_failure,
+    outcome_of,
+    owner_of,
+    probe_outcome,
+)
+from ._fanout import (
+    FANOUT_QUEUE,
+    FANOUT_TIMEOUT,
+    AsyncChanges,
+    Offer,
+    Outbox,
+    listen_end,
+    peer_of,
+    write_timed_out,
+)
+from ._server import (
+    LINGER_BYTES,
+    LINGER_TIME,
+    SATURATION_PAUSE,
+    SEND_REFUSED,
+    AsyncHandlerContext,
+    AsyncServerSettings,
+    ClientClock,
+    HandlerContext,
+    Handlers,
+    McpError,
+    RequestContext,
+    ServerSettings,
+    acknowledgement,
+    answer,
+    default_answer,
+    internal_error,
+    no_handler,
+    read_timeout,
+    unknown_tool,
+)
+
+__all__ = [
+    # handlers and answers (_server)
+    "Handlers",
+    "McpError",
+    "RequestContext",
+    "HandlerContext",
+    "AsyncHandlerContext",
+    "answer",
+    "default_answer",
+    "acknowledgement",
+    "no_handler",
+    "internal_error",
+    "unknown_tool",
+    "SEND_REFUSED",
+    # server settings and timing policy (_server)
+    "ServerSettings",
+    "AsyncServerSettings",
+    "ClientClock",
+    "read_timeout",
+    "SATURATION_PAUSE",
+    "LINGER_TIME",
+    "LINGER_BYTES",
+    # change-notification fan-out (_fanout)
+    "FANOUT_QUEUE",
+    "FANOUT_TIMEOUT",
+    "Offer",
+    "Outbox",
+    "AsyncChanges",
+    "listen_end",
+    "peer_of",
+    "write_timed_out",
+    # around one client call (_client)
+    "InputRequiredError",
+    "build_request",
+    "outcome_of",
+    "owner_of",
+    "ProbeOutcome",
+    "probe_outcome",
+    "Endpoint",
+    "HTTPClientSettings",
+    "http_failure",
+    # the async clients' shared body (_async_client, _async_http)
+    "AsyncCalls",
+    "Subscription",
+    "AsyncHTTPSession",
+]

@@ -1,0 +1,166 @@
+"""The calls every blocking client offers (stdio and HTTP), over its transport's primitives.
+
+:class:`_Calls` is the base of :class:`~mcp_proto_sync._client.Client` and
+:class:`~mcp_proto_sync._http_client.HTTPClientSession`: ``request`` (with MRTR
+rounds, progress and cancellation on any abandonment), ``listen``, ``probe`` and the
+convenience calls.  Neither client module imports the other for it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import mcp_proto as m
+from mcp_proto import types as t
+from mcp_proto_runtime import ProbeOutcome, build_request, outcome_of, probe_outcome
+
+from ._listen import Subscription
+
+__all__ = ["InputHandler", "ProgressHandler"]
+
+InputHandler = Callable[[m.InputRequired], Mapping[str, Any]]
+ProgressHandler = Callable[[t.ProgressNotificationParams], None]
+
+
+class _Calls:
+    """The calls every blocking client offers, over three primitives of its transport.
+
+    ``_send`` writes a request, ``_await_end`` waits for the event that ends it
+    (``None`` at the deadline), ``_cancel`` cancels it; ``conn`` is the
+    :class:`mcp_proto.ClientConnection`.
+    """
+
+    conn: m.ClientConnection
+    timeout: float | None
+
+    def _send(self, request: m.Request) -> None:
+        raise NotImplementedError
+
+    def _await_end(
+        self, id: t.RequestId, deadline: float | None, on_progress: ProgressHandler | None
+    ) -> Any:
+        raise NotImplementedError
+
+    def _cancel(self, id: t.RequestId, reason: str) -> None:
+        raise NotImplementedError
+
+    def _listen_event(self, id: t.RequestId, deadline: float | None) -> Any:
+        """The next notification or ``SubscriptionEnded`` of listen ``id``; ``None`` at
+        the deadline."""
+        raise NotImplementedError
+
+    def _end_listen(self, id: t.RequestId) -> None:
+        raise NotImplementedError
+
+    # -- calls --------------------------------------------------------------
+
+    def request(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressHandler | None = None,
+        on_input: InputHandler | None = None,
+    ) -> Any:
+        """Send one request and return its result object, following MRTR rounds.
+
+        ``params`` is the method's params object or a plain dict.  With
+        ``on_progress`` the request asks for progress and the callback sees
+        each notification.  ``on_input`` answers ``input_required`` rounds
+        (it gets the :class:`mcp_proto.InputRequired` event and returns the
+        ``inputResponses``); without it such a round raises ``InputRequiredError``.
+        A call that ends any other way than with its answer (a timeout, a callback
+        that raised, an interrupt) is cancelled on the server.
+        """
+        limit = self.timeout if timeout is None else timeout
+        deadline = None if limit is None else time.monotonic() + limit
+        request = build_request(self.conn, method, params, progress=on_progress is not None)
+        self._send(request)
+        try:
+            while True:
+                event = self._await_end(request.id, deadline, on_progress)
+                if event is None:
+                    raise TimeoutError(f"{method} got no answer within {limit} s")
+                if isinstance(event, m.InputRequired) and on_input is not None:
+                    answers = on_input(event)
+                    retry = event.retry(id=self.conn.next_id(), input_responses=answers)
+                    self._send(retry)
+                    request = retry
+                    continue
+                return outcome_of(event)
+        except BaseException:  # a timeout, a callback that raised, Ctrl-C: cancel it
+            if request.id in self.conn.in_flight():
+                with contextlib.suppress(OSError, ConnectionError):
+                    self._cancel(request.id, "abandoned")
+            raise
+
+    def listen(
+        self, notifications: t.SubscriptionFilter, *, timeout: float | None = None
+    ) -> Subscription:
+        """Open a ``subscriptions/listen`` stream; returns once the server acknowledged it.
+
+        Iterate the :class:`Subscription` for the notifications (``sub.next(timeout)``
+        to wait a bounded time) and close it, or use it in a ``with`` block.  Other
+        calls may be made while it is open.  An acknowledgement that does not come
+        within ``timeout`` (the client's by default) cancels the listen and raises
+        ``TimeoutError``; a refusal raises as a call does.
+        """
+        params = t.SubscriptionsListenRequestParams(notifications=notifications)
+        request = build_request(self.conn, "subscriptions/listen", params)
+        limit = self.timeout if timeout is None else timeout
+        deadline = None if limit is None else time.monotonic() + limit
+        self._send(request)
+        try:
+            first = self._await_end(request.id, deadline, None)
+            if first is None:
+                raise TimeoutError(f"subscriptions/listen not acknowledged within {limit} s")
+        except BaseException:
+            if request.id in self.conn.in_flight():
+                with contextlib.suppress(OSError, ConnectionError):
+                    self._cancel(request.id, "listen abandoned")
+            raise
+        if not isinstance(first, m.SubscriptionAcknowledged):
+            outcome_of(first)  # raises for an error; a result ends it at once
+            raise ConnectionError("the subscription ended before it was acknowledged")
+        self._opened(request.id)
+        return Subscription(self, request.id, first.notifications)
+
+    def _opened(self, id: t.RequestId) -> None:
+        """Listen ``id`` was acknowledged: keep what arrives for it."""
+
+    def probe(self, timeout: float = 5.0) -> ProbeOutcome:
+        """Ask ``server/discover`` and tell a modern server from a legacy one (STDIO-18).
+
+        No answer within ``timeout`` means legacy; the probe is then cancelled, so
+        a late answer is dropped (STDIO-21).
+        """
+        request = self.conn.discover_request()
+        self._send(request)
+        event = self._await_end(request.id, time.monotonic() + timeout, None)
+        if event is None:
+            self._cancel(request.id, "probe timed out")
+        return probe_outcome(event, (self.conn.protocol_version,))
+
+    def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | None = None, **kw: Any
+    ) -> t.CallToolResult:
+        params = t.CallToolRequestParams(name=name, arguments=dict(arguments or {}))
+        return self.request("tools/call", params, **kw)  # type: ignore[no-any-return]
+
+    def list_tools(self, **kw: Any) -> list[t.Tool]:
+        """Every tool, following ``nextCursor`` until it is absent (PAGE-05, PAGE-06)."""
+        tools: list[t.Tool] = []
+        cursor: str | None = None
+        while True:
+            page = self.request("tools/list", t.PaginatedRequestParams(cursor=cursor), **kw)
+            tools.extend(page.tools)
+            if page.next_cursor is None:
+                return tools
+            cursor = page.next_cursor
+
+    def discover(self, **kw: Any) -> t.DiscoverResult:
+        return self.request("server/discover", t.RequestParams(), **kw)  # type: ignore[no-any-return]
