@@ -38,6 +38,7 @@ PINNED = {
         "METHODS",
         "METHOD_NOT_FOUND",
         "MISSING_REQUIRED_CLIENT_CAPABILITY",
+        "McpError",
         "Message",
         "MetaKeyError",
         "MethodInfo",

@@ -273,8 +273,8 @@ class ClientConnection(StreamConnection):
         try:
             result = self._structure_result(request, raw)
         except DecodeError as e:
-            e.id = id
-            return InvalidResponse(id=id, request=request, error=e)
+            error = DecodeError(e.code, e.message, data=e.data, id=id, path=e.path)
+            return InvalidResponse(id=id, request=request, error=error)
         if isinstance(result, t.InputRequiredResult):
             return self._input_required(id, request, result)
         if request.method == "subscriptions/listen":

@@ -211,8 +211,7 @@ class ServerConnection(StreamConnection):
         try:
             meta: t.RequestMetaObject | None = structure(raw, _META_ONLY).meta
         except DecodeError as e:
-            e.id = id
-            return _reply(e)
+            return _reply(DecodeError(e.code, e.message, data=e.data, id=id, path=e.path))
         refused = self._check_version(meta, id)
         if refused is not None:
             return refused
@@ -222,8 +221,7 @@ class ServerConnection(StreamConnection):
         try:
             params = ext.structure_params(method, raw)
         except DecodeError as e:
-            e.id = id
-            return _reply(e)
+            return _reply(DecodeError(e.code, e.message, data=e.data, id=id, path=e.path))
         return self._admit(id, method, params, meta, None, checked=True)
 
     def _check_version(self, meta: t.RequestMetaObject | None, id: t.RequestId) -> Event | None:
