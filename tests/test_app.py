@@ -144,7 +144,7 @@ def test_outcome_of_each_ending() -> None:
         outcome_of(m.ErrorResponse(id=1, error=t.Error(code=-1, message="m", data=2)))
     assert (err.value.code, err.value.data) == (-1, 2)
     with pytest.raises(m.RemoteProtocolError):
-        outcome_of(m.InvalidResponse(id=1, request=call, error=m.DecodeError(-32602, "x")))
+        outcome_of(m.InvalidResponse(id=1, request=call, error=t.Error(code=-32602, message="x")))
     ir = m.InputRequired(
         id=1, result=t.InputRequiredResult(request_state="s"), request=call, round=1
     )

@@ -11,12 +11,14 @@ import importlib
 import pickle
 from typing import Any
 
+import orjson
 import pytest
 
 import mcp_proto as m
 from mcp_proto import types as t
 from mcp_proto._errors import refusal_status, transport_status
 from mcp_proto.request_state import RequestStateError
+from tests._http_helpers import CAPS, body, headers, make_server, parts_of, post, reply_of
 
 CLASSES = [
     m.McpError,
@@ -200,3 +202,177 @@ def test_repr_names_the_class_and_what_differs_from_the_defaults() -> None:
 @pytest.mark.parametrize("adapter", ["mcp_proto_sync", "mcp_proto_asyncio", "mcp_proto_trio"])
 def test_the_adapters_mcp_error_is_the_core_one(adapter: str) -> None:
     assert importlib.import_module(adapter).McpError is m.McpError
+
+
+# -- the HTTP binding: every status comes from a hint or transport_status ----------------------
+
+
+def _listen() -> dict[str, Any]:
+    return {"notifications": {"toolsListChanged": True}}
+
+
+def _version(version: str) -> list[tuple[str, str]]:
+    hdrs = [(k, v) for k, v in headers("tools/list") if k != "mcp-protocol-version"]
+    return [*hdrs, ("mcp-protocol-version", version)]
+
+
+#: name -> (server options, headers, body, status, code): every refusal the binding makes
+#: before an application runs, with the status each had before the error model.
+REFUSALS: dict[str, tuple[dict[str, Any], list[tuple[str, str]], bytes, int, int]] = {
+    "bad JSON": ({}, headers("tools/list"), b'{"jsonrpc":', 400, -32700),
+    "too deep": ({"max_depth": 3}, headers("tools/list"), body("tools/list", {}), 400, -32700),
+    "a response (HTTP-08)": (
+        {},
+        headers("x"),
+        b'{"jsonrpc":"2.0","id":1,"result":{}}',
+        400,
+        -32600,
+    ),
+    "jsonrpc 1.0": (
+        {},
+        headers("tools/list"),
+        body("tools/list", {}).replace(b'"2.0"', b'"1.0"'),
+        400,
+        -32600,
+    ),
+    "a _meta field missing (META-08)": (
+        {},
+        headers("tools/list"),
+        body("tools/list", {}).replace(b'"io.modelcontextprotocol/clientCapabilities"', b'"x"'),
+        400,
+        -32602,
+    ),
+    "an unknown method (HTTP-18)": ({}, headers("frob"), body("frob", {}), 404, -32601),
+    "a removed method": ({}, headers("ping"), body("ping", {}), 404, -32601),
+    "a capability not offered (ERR-07)": (
+        {"connection": m.ServerConnection},
+        headers("tools/list"),
+        body("tools/list", {}),
+        404,
+        -32601,
+    ),
+    "an unsupported version (HTTP-17)": (
+        {},
+        _version("2099-01-01"),
+        body("tools/list", {}, **{"io.modelcontextprotocol/protocolVersion": "2099-01-01"}),
+        400,
+        -32022,
+    ),
+    "a header mismatch (HTTP-38)": (
+        {},
+        headers("tools/call"),
+        body("tools/list", {}),
+        400,
+        -32020,
+    ),
+    "over the subscription limit": (
+        {"connection": lambda: m.ServerConnection(capabilities=CAPS, max_subscriptions=0)},
+        headers("subscriptions/listen"),
+        body("subscriptions/listen", _listen()),
+        500,
+        -32603,
+    ),
+    "an invalid notification (HTTP-10)": (
+        {},
+        headers("notifications/cancelled"),
+        body("notifications/cancelled", {"requestId": {}}, id=None),
+        400,
+        -32602,
+    ),
+    "a notification whose params are no object": (
+        {},
+        headers("notifications/cancelled"),
+        b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":3}',
+        400,
+        -32600,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSALS))
+def test_every_refusal_keeps_its_status(case: str) -> None:
+    options, hdrs, data, status, code = REFUSALS[case]
+    ex, event = post(make_server(**options), data, hdrs)
+    got, _, message = reply_of(ex, event)
+    assert (got, message["error"]["code"]) == (status, code)
+    assert event.error == t.Error(**message["error"])
+
+
+@pytest.mark.parametrize("code", [*sorted(SPEC_STATUS), -32700, -32600, -32602, -32603, -32100, 7])
+def test_an_application_error_gets_the_transport_status(code: int) -> None:
+    ex, event = post(make_server(), body("tools/list", {}), headers("tools/list"))
+    assert isinstance(event, m.Request)
+    status, _, raw, ended = parts_of(
+        ex, m.ErrorResponse(id=event.id, error=t.Error(code=code, message="x"))
+    )
+    assert (status, orjson.loads(raw)["error"]["code"], ended) == (
+        SPEC_STATUS.get(code, 200),
+        code,
+        True,
+    )
+
+
+# -- events carry values --------------------------------------------------------------------
+
+
+def _request(method: str, id: int = 1, **params: Any) -> bytes:
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    message = {"jsonrpc": "2.0", "id": id, "method": method, "params": {**params, "_meta": meta}}
+    return orjson.dumps(message) + b"\n"
+
+
+#: bytes a client sends -> (code, the refusal's HTTP status hint, whether it is answered)
+SERVER_REFUSALS = {
+    "bad JSON": (b'{"jsonrpc":\n', -32700, 400, True),
+    "a removed method": (_request("ping"), -32601, 404, True),
+    "an unknown method": (_request("frob"), -32601, 404, True),
+    "a capability not offered": (_request("prompts/list"), -32601, 404, True),
+    "bad params": (_request("tools/call", name=3), -32602, 400, True),
+    "a notification": (
+        b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":3}\n',
+        -32600,
+        400,
+        False,
+    ),
+    "a response": (b'{"jsonrpc":"2.0","id":1,"result":{}}\n', -32600, 400, False),
+    "over the in-flight limit": (
+        _request("tools/list", 1) + _request("tools/list", 2),
+        -32603,
+        500,
+        True,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SERVER_REFUSALS))
+def test_a_server_refusal_is_a_value_with_its_status_hint(case: str) -> None:
+    data, code, status, answered = SERVER_REFUSALS[case]
+    caps = t.ServerCapabilities(tools=t.ServerCapabilitiesTools())
+    server = m.ServerConnection(capabilities=caps, max_in_flight=1)
+    server.receive_data(data)
+    event = server.next_event()
+    while isinstance(event, m.Request):
+        event = server.next_event()
+    assert isinstance(event, m.InvalidMessage)
+    assert type(event.error) is t.Error and (event.error.code, event.http_status) == (code, status)
+    assert (event.reply is not None) is answered
+    if event.reply is not None:
+        assert event.reply.error == event.error
+        assert orjson.loads(server.send(event))["error"]["code"] == code
+
+
+def test_the_client_events_carry_the_error_value() -> None:
+    client = m.ClientConnection()
+    call = m.Request(id=1, method="tools/call", params=t.CallToolRequestParams(name="x"))
+    client.send(call)
+    client.receive_data(b'{"jsonrpc":"2.0","id":1,"result":{"content":3}}\n')
+    invalid = client.next_event()
+    assert isinstance(invalid, m.InvalidResponse) and type(invalid.error) is t.Error
+    assert invalid.error.code == -32602 and invalid.error.data["path"] == "/content"
+    client.receive_data(b'{"jsonrpc":"2.0","id":9,"result":{}}\n')
+    stray = client.next_event()
+    assert isinstance(stray, m.InvalidMessage) and type(stray.error) is t.Error
+    assert stray.error.code == -32600 and stray.reply is None
