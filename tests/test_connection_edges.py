@@ -100,7 +100,7 @@ def test_client_send_misuse() -> None:
     client.send(m.Request(id=5, method="tools/call", params=params))
     with pytest.raises(m.LocalProtocolError, match="PROG-03"):
         client.send(m.Request(id=6, method="tools/call", params=params))
-    bad = m.InvalidMessage(error=m.DecodeError(-32700, "x"))
+    bad = m.InvalidMessage(error=t.Error(code=-32700, message="x"))
     assert client.send(bad) == b""
 
 

@@ -73,6 +73,20 @@ def test_answer_results_errors_and_exceptions() -> None:
     assert missing.code == m.METHOD_NOT_FOUND
 
 
+@pytest.mark.parametrize("error", [m.LocalProtocolError, m.RemoteProtocolError])
+def test_a_protocol_error_from_a_handler_is_any_other_exception(error: Any) -> None:
+    # A ProtocolError is an McpError, but its error is a hint about a broken rule,
+    # not an answer the handler chose: it stays what it was before the error model.
+    raised = error("cannot send a result: request 99 is not in flight", rule="BASE-09")
+    crash = answer(request(), error=raised)
+    assert isinstance(crash, m.Result) and crash.result.is_error
+    text = f"{error.__name__}: cannot send a result: request 99 is not in flight (BASE-09)"
+    assert crash.result.content[0].text == text
+    other = answer(request("tools/list"), error=raised)
+    assert isinstance(other, m.ErrorResponse)
+    assert other.error == t.Error(code=m.INTERNAL_ERROR, message="Internal error")
+
+
 def test_cache01_answer_fills_missing_cache_hints() -> None:
     listed = answer(request("tools/list"), t.ListToolsResult(tools=[]), cache_hints=(5, "public"))
     assert isinstance(listed, m.Result)
@@ -133,7 +147,7 @@ def test_outcome_of_each_ending() -> None:
         outcome_of(m.ErrorResponse(id=1, error=t.Error(code=-1, message="m", data=2)))
     assert (err.value.code, err.value.data) == (-1, 2)
     with pytest.raises(m.RemoteProtocolError):
-        outcome_of(m.InvalidResponse(id=1, request=call, error=m.DecodeError(-32602, "x")))
+        outcome_of(m.InvalidResponse(id=1, request=call, error=t.Error(code=-32602, message="x")))
     ir = m.InputRequired(
         id=1, result=t.InputRequiredResult(request_state="s"), request=call, round=1
     )

@@ -23,6 +23,7 @@ from mcp_proto import (
     ErrorResponse,
     InputRequired,
     InvalidResponse,
+    McpError,
     Notification,
     RemoteProtocolError,
     Request,
@@ -41,8 +42,6 @@ from mcp_proto.http import (
     ToolRejected,
     UnexpectedResponse,
 )
-
-from ._server import McpError
 
 __all__ = [
     "ENDINGS",

@@ -25,7 +25,9 @@ from mcp_proto import (
     EncodeError,
     ErrorResponse,
     LocalProtocolError,
+    McpError,
     Notification,
+    ProtocolError,
     Request,
     Result,
     ServerConnection,
@@ -79,28 +81,6 @@ LINGER_TIME = 2.0
 LINGER_BYTES = 1024 * 1024
 _RANK = {name: i for i, name in enumerate(LOG_LEVELS)}
 _RUNTIME_METHODS = frozenset({"subscriptions/listen"})
-
-
-class McpError(Exception):
-    """Raise from a handler to answer its request with this JSON-RPC error.
-
-    >>> McpError(-32602, "Unknown tool: nope").error()
-    Error(code=-32602, message='Unknown tool: nope', data=None, extra=mappingproxy({}))
-    """
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
-
-    @classmethod
-    def from_error(cls, error: t.Error) -> McpError:
-        """Raise an error the core built (``require_client_capabilities``...) from a handler."""
-        return cls(error.code, error.message, error.data)
-
-    def error(self) -> t.Error:
-        return t.Error(code=self.code, message=self.message, data=self.data)
 
 
 class Handlers(Generic[H]):
@@ -281,17 +261,16 @@ def answer(
     * a result object, or a plain dict structured as the method's result class;
       a cacheable result without ``ttlMs``/``cacheScope`` gets ``cache_hints``
       (CACHE-01);
-    * :class:`McpError` -> that error; a :class:`DecodeError` -> its error;
-    * any other exception from ``tools/call`` -> a ``CallToolResult`` with
+    * :class:`McpError` (a :class:`DecodeError` too) -> that error;
+    * a :class:`ProtocolError` (an ``McpError`` too, but a broken rule, not an answer) or
+      any other exception from ``tools/call`` -> a ``CallToolResult`` with
       ``isError: true`` naming it (a tool execution error, which the model can
       act on); from any other method -> ``-32603 Internal error``, with no
       detail (LOG-08: internals stay on the server).
     """
     id = request.id
     if error is not None:
-        if isinstance(error, McpError):
-            return ErrorResponse(id=id, error=error.error())
-        if isinstance(error, DecodeError):
+        if isinstance(error, McpError) and not isinstance(error, ProtocolError):
             return ErrorResponse(id=id, error=error.error())
         if request.method == "tools/call":
             text = f"{type(error).__name__}: {error}"

@@ -464,11 +464,13 @@ def structure(obj: Any, tp: type[T] | Any) -> T:
         raise invalid_to_decode_error(e) from None
 
 
-def invalid_to_decode_error(e: Invalid, prefix: str = "", id: Any = None) -> DecodeError:
+def invalid_to_decode_error(
+    e: Invalid, prefix: str = "", id: Any = None, code: int = INVALID_PARAMS
+) -> DecodeError:
     pointer = prefix + e.pointer()
     message = f"Invalid value at {pointer or '/'}: {e.reason}"
     return DecodeError(
-        INVALID_PARAMS, message, data={"path": pointer, "reason": e.reason}, id=id, path=pointer
+        code, message, data={"path": pointer, "reason": e.reason}, id=id, path=pointer
     )
 
 

@@ -153,10 +153,10 @@ def message_from_json(obj: Any) -> Message:
         if "error" in obj:
             return _ERROR_RESPONSE(obj)  # type: ignore[misc, no-any-return]
     except Invalid as e:
-        err = invalid_to_decode_error(e, id=id)
-        if not err.path.startswith("/params"):
-            err.code = INVALID_REQUEST if method is not None else INVALID_PARAMS
-        raise err from None
+        # A bad envelope (not under params) of a request or notification is -32600.
+        envelope = method is not None and not e.pointer().startswith("/params")
+        code = INVALID_REQUEST if envelope else INVALID_PARAMS
+        raise invalid_to_decode_error(e, id=id, code=code) from None
     raise _invalid(
         'not a request, notification or response (no "method", "result" or "error")', id
     )

@@ -77,8 +77,8 @@ class _Pending:
         self.last_progress: float | None = None
 
 
-def _bad(message: str, id: t.RequestId | None = None, code: int = INVALID_PARAMS) -> DecodeError:
-    return DecodeError(code, message, id=id)
+def _bad(message: str, code: int = INVALID_PARAMS) -> t.Error:
+    return t.Error(code=code, message=message)
 
 
 def _log_level(request: Request) -> str | None:
@@ -253,8 +253,8 @@ class ClientConnection(StreamConnection):
             if self.extensions and type(raw) is dict and "error" not in obj:
                 return self._on_result(id, raw)  # maybe an extension's resultType
             request = self._finish(id, cancelled=False).request
-            return InvalidResponse(id=id, request=request, error=error)
-        return InvalidMessage(error=error)
+            return InvalidResponse(id=id, request=request, error=error.error())
+        return InvalidMessage(error=error.error())
 
     def _on_message(self, message: Message) -> Event | None:
         if isinstance(message, t.JSONRPCResultResponse):
@@ -262,7 +262,7 @@ class ClientConnection(StreamConnection):
         if isinstance(message, t.JSONRPCErrorResponse):
             return self._on_error(message)
         if hasattr(message, "id"):
-            error = _bad("servers do not send requests (PAT-03)", None, INVALID_REQUEST)
+            error = _bad("servers do not send requests (PAT-03)", INVALID_REQUEST)
             return InvalidMessage(error=error)
         return self._on_notification(message)
 
@@ -270,7 +270,7 @@ class ClientConnection(StreamConnection):
         if id is not None and self._gone.get(id) is not None:
             self._dropped_messages += 1  # a late response after cancel (CANCEL-11, CANCEL-12)
             return None
-        error = _bad(f"response to unknown request {id!r}", id, INVALID_REQUEST)
+        error = _bad(f"response to unknown request {id!r}", INVALID_REQUEST)
         return InvalidMessage(error=error)
 
     def _on_result(self, id: t.RequestId, raw: Any) -> Event | None:
@@ -280,8 +280,7 @@ class ClientConnection(StreamConnection):
         try:
             result = self._structure_result(request, raw)
         except DecodeError as e:
-            e.id = id
-            return InvalidResponse(id=id, request=request, error=e)
+            return InvalidResponse(id=id, request=request, error=e.error())
         if isinstance(result, t.InputRequiredResult):
             return self._input_required(id, request, result)
         if request.method == "subscriptions/listen":
@@ -306,12 +305,13 @@ class ClientConnection(StreamConnection):
                 self.server_capabilities,
             )
             if cls is None:
-                raise _bad(f"unknown resultType {kind!r} (BASE-14)")
+                raise DecodeError(INVALID_PARAMS, f"unknown resultType {kind!r} (BASE-14)")
             return structure(body, cls)
         types = self.extensions.request_types(request.method)
         if types is not None and request.method not in METHODS:
             if kind == "input_required":
-                raise _bad(f"input_required is not allowed on {request.method} (MRTR-03)")
+                message = f"input_required is not allowed on {request.method} (MRTR-03)"
+                raise DecodeError(INVALID_PARAMS, message)
             return body if types[1] is None else structure(body, types[1])
         return structure_result(body, request.method)
 
@@ -331,7 +331,7 @@ class ClientConnection(StreamConnection):
             elif request.round + 1 > self.max_rounds:
                 problem = f"more than {self.max_rounds} input_required rounds"
         if problem is not None:
-            return InvalidResponse(id=id, request=request, error=_bad(problem, id))
+            return InvalidResponse(id=id, request=request, error=_bad(problem))
         return InputRequired(id=id, result=result, request=request, round=request.round + 1)
 
     def _on_error(self, message: t.JSONRPCErrorResponse) -> Event | None:

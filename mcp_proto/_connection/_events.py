@@ -17,7 +17,7 @@ import attrs
 from attrs import frozen
 
 from .. import types as t
-from .._errors import INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND, DecodeError
+from .._errors import INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND
 from .._util import Sentinel
 
 __all__ = [
@@ -181,12 +181,13 @@ class InvalidResponse:
     For instance an unknown ``resultType`` (BASE-14), ``input_required`` on a
     method that does not allow it (MRTR-03) or without any input (MRTR-09),
     input requests the client did not declare (MRTR-10), or more rounds than
-    the configured cap.
+    the configured cap.  ``error`` is the value of what was wrong (``code``
+    ``-32602`` or ``-32600``, ``message``, ``data``); nothing is sent for it.
     """
 
     id: t.RequestId
     request: Request
-    error: DecodeError
+    error: t.Error
 
 
 @frozen(kw_only=True)
@@ -226,14 +227,18 @@ class SubscriptionEnded:
 class InvalidMessage:
     """A message that was not valid but kept the framing intact.
 
-    ``error`` says what was wrong (its ``code`` is the JSON-RPC code).
-    ``reply`` is the error response to send back, or ``None`` when the
-    protocol forbids answering (a notification, a response, anything a client
-    receives).  ``conn.send(event)`` gives the reply's bytes (``b""`` if none).
+    ``error`` says what was wrong: the JSON-RPC error value (the ``error`` of
+    ``reply`` when there is one).  ``reply`` is the error response to send
+    back, or ``None`` when the protocol forbids answering (a notification, a
+    response, anything a client receives).  ``conn.send(event)`` gives the
+    reply's bytes (``b""`` if none).  ``http_status`` is the status an HTTP
+    binding answers the refused POST with: ``404`` for ``-32601``, ``500``
+    when a server limit refused the request, else ``400``.
     """
 
-    error: DecodeError
+    error: t.Error
     reply: t.JSONRPCErrorResponse | None = None
+    http_status: int = 400
 
 
 @frozen(kw_only=True)

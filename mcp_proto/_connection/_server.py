@@ -37,6 +37,7 @@ from .._errors import (
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     DecodeError,
+    refusal_status,
     unsupported_protocol_version,
 )
 from ._base import Commit, StreamConnection
@@ -54,9 +55,10 @@ DEFAULT_SERVER_INFO = t.Implementation(name="mcp-proto", version="0.1.0")
 _META_ONLY = t.RequestParams
 
 
-def _reply(error: DecodeError) -> InvalidMessage:
+def _refusal(error: t.Error, id: t.RequestId | None, http_status: int) -> InvalidMessage:
     """A refused request: the event carries the error response to send."""
-    return InvalidMessage(error=error, reply=error.error_response())
+    reply = t.JSONRPCErrorResponse(id=id, error=error)
+    return InvalidMessage(error=error, reply=reply, http_status=http_status)
 
 
 #: what :meth:`ServerConnection.fresh` shares: set once in ``__init__``, never changed
@@ -185,17 +187,26 @@ class ServerConnection(StreamConnection):
         no_reply = type(obj) is dict and ("id" not in obj or "method" not in obj)
         if no_reply and ("method" in obj or "result" in obj or "error" in obj):
             # A notification or a response: never answered (BASE-18, PAT-03).
-            return InvalidMessage(error=error)
-        return _reply(error)
+            return InvalidMessage(error=error.error(), http_status=error.http_status)
+        return _refusal(error.error(), error.id, error.http_status)
 
-    def _refuse(self, code: int, message: str, id: t.RequestId, data: Any = None) -> Event:
-        return _reply(DecodeError(code, message, data=data, id=id))
+    def _refuse(
+        self,
+        code: int,
+        message: str,
+        id: t.RequestId,
+        data: Any = None,
+        *,
+        http_status: int | None = None,
+    ) -> Event:
+        status = refusal_status(code) if http_status is None else http_status
+        return _refusal(t.Error(code=code, message=message, data=data), id, status)
 
     def _on_message(self, message: Message) -> Event | None:
         msg: Any = message
         method = getattr(msg, "method", None)
         if method is None:  # a response: clients do not send them (PAT-03)
-            error = DecodeError(INVALID_REQUEST, "clients do not send responses (PAT-03)")
+            error = t.Error(code=INVALID_REQUEST, message="clients do not send responses (PAT-03)")
             return InvalidMessage(error=error)
         if not hasattr(msg, "id"):
             return self._on_notification(msg, method)
@@ -218,8 +229,7 @@ class ServerConnection(StreamConnection):
         try:
             meta: t.RequestMetaObject | None = structure(raw, _META_ONLY).meta
         except DecodeError as e:
-            e.id = id
-            return _reply(e)
+            return _refusal(e.error(), id, e.http_status)
         refused = self._check_version(meta, id)
         if refused is not None:
             return refused
@@ -229,8 +239,7 @@ class ServerConnection(StreamConnection):
         try:
             params = ext.structure_params(method, raw)
         except DecodeError as e:
-            e.id = id
-            return _reply(e)
+            return _refusal(e.error(), id, e.http_status)
         return self._admit(id, method, params, meta, None, checked=True)
 
     def _check_version(self, meta: t.RequestMetaObject | None, id: t.RequestId) -> Event | None:
@@ -262,13 +271,11 @@ class ServerConnection(StreamConnection):
             )
         listen = method == "subscriptions/listen"
         if listen and self._listens >= self.max_subscriptions:
-            return self._refuse(
-                INTERNAL_ERROR, f"too many open subscriptions (limit {self.max_subscriptions})", id
-            )
+            message = f"too many open subscriptions (limit {self.max_subscriptions})"
+            return self._refuse(INTERNAL_ERROR, message, id, http_status=500)
         if len(self._in_flight) - self._listens >= self.max_in_flight and not listen:
-            return self._refuse(
-                INTERNAL_ERROR, f"too many requests in flight (limit {self.max_in_flight})", id
-            )
+            message = f"too many requests in flight (limit {self.max_in_flight})"
+            return self._refuse(INTERNAL_ERROR, message, id, http_status=500)
         assert meta is not None
         record = InFlight(id, method, meta, params if listen else None)
         self._in_flight[id] = record

@@ -11,8 +11,10 @@ Two layers:
   HTTP/1.1 reader and writer (:mod:`mcp_proto.http.wire`), the client side with h11.
 
 Also here: the header value encoding, ``x-mcp-header`` checks, the SSE writer
-and parser, and the authorization hooks.  ``h11`` is imported only when
-:class:`HTTPClientConnection` is first used.
+and parser, the authorization hooks, and the transport's error-code-to-status rule
+(:func:`transport_status` for an error response, :func:`refusal_status` for a
+refusal).  ``h11`` is imported only when :class:`HTTPClientConnection` is first
+used.
 
 Three lower-level submodules are public for hosts, tests and differential
 fuzzing: :mod:`mcp_proto.http.wire` (the server's HTTP/1.1 reader and writer),
@@ -26,6 +28,7 @@ codec and connection layers; never an event loop.
 
 from typing import TYPE_CHECKING, Any
 
+from .._errors import refusal_status, transport_status
 from ._auth import (
     WELL_KNOWN_PRM,
     AuthChallenge,
@@ -87,6 +90,8 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "refusal_status",
+    "transport_status",
     "ACCEPT",
     "DEFAULT_ALLOWED_HOSTS",
     "DEFAULT_MAX_BODY_SIZE",

@@ -32,7 +32,14 @@ body is not JSON                                      400     -32700
 a response or a batch (HTTP-08)                       400     -32600
 headers missing, malformed or not equal (HTTP-38/39)  400     -32020
 the core's checks: ``_meta``, version, method         400/404 -32602/-32022/-32601
+the core's limits: in flight, subscriptions           500     -32603
 ====================================================  ======  =========
+
+The status of a JSON-RPC error is never looked up here: a refusal's comes
+with it (``DecodeError.http_status``, ``InvalidMessage.http_status``), and an
+error response the application sends gets :func:`transport_status` of its
+code.  The other statuses (403, 404, 405, 406, 413, 415) are HTTP decisions,
+made where the check is.
 
 A notification is answered ``202`` whatever its headers (HTTP-10, HTTP-12);
 ``notifications/cancelled`` is ignored (ids are not unique across clients).
@@ -62,14 +69,10 @@ from .._connection import (
 )
 from .._errors import (
     HEADER_MISMATCH,
-    INTERNAL_ERROR,
     INVALID_REQUEST,
-    METHOD_NOT_FOUND,
-    MISSING_REQUIRED_CLIENT_CAPABILITY,
-    PARSE_ERROR,
-    UNSUPPORTED_PROTOCOL_VERSION,
     DecodeError,
     LocalProtocolError,
+    transport_status,
 )
 from ._auth import Challenge, ProtectedResource
 from ._headers import Headers, RawHeaders
@@ -100,23 +103,6 @@ _SSE_HEADERS: Final = (
     ("cache-control", "no-cache"),
     ("x-accel-buffering", "no"),
 )
-#: HTTP status of an error the binding or the core raised before the application ran.
-_STATUS = {
-    INTERNAL_ERROR: 500,
-    METHOD_NOT_FOUND: 404,
-    PARSE_ERROR: 400,
-    INVALID_REQUEST: 400,
-    HEADER_MISMATCH: 400,
-    MISSING_REQUIRED_CLIENT_CAPABILITY: 400,
-    UNSUPPORTED_PROTOCOL_VERSION: 400,
-}
-#: Codes that keep a 4xx status when the application sends them; others are 200.
-_APP_STATUS = {
-    METHOD_NOT_FOUND: 404,
-    HEADER_MISMATCH: 400,
-    MISSING_REQUIRED_CLIENT_CAPABILITY: 400,
-    UNSUPPORTED_PROTOCOL_VERSION: 400,
-}
 
 #: distinct request heads whose verdict an HTTPServer remembers
 _VERDICTS = 256
@@ -195,7 +181,8 @@ def _error_reply(status: int, error: t.Error, id: t.RequestId | None = None) -> 
 
 
 def _mismatch(message: str, id: t.RequestId | None) -> Reply:
-    return _error_reply(400, t.Error(code=HEADER_MISMATCH, message=message), id)
+    status = transport_status(HEADER_MISMATCH)
+    return _error_reply(status, t.Error(code=HEADER_MISMATCH, message=message), id)
 
 
 class HTTPServer:
@@ -397,7 +384,7 @@ class ServerExchange:
             body = orjson.dumps(messages[-1])
             status = 200
             if isinstance(event, ErrorResponse):
-                status = _APP_STATUS.get(event.error.code, 200)
+                status = transport_status(event.error.code)
             headers = (_JSON, ("content-length", str(len(body))))
             return [
                 ResponseStart(status=status, headers=headers),
@@ -523,7 +510,7 @@ class ServerExchange:
         try:
             obj = loads(body, self.server.max_depth)
         except DecodeError as e:
-            return _error_reply(400, e.error())
+            return _error_reply(e.http_status, e.error())
         if type(obj) is dict and "method" not in obj and ("result" in obj or "error" in obj):
             error = t.Error(
                 code=INVALID_REQUEST, message="clients do not send responses (HTTP-08)"
@@ -534,7 +521,7 @@ class ServerExchange:
             conn.receive_message(obj)
             event = conn.next_event()
             if isinstance(event, InvalidMessage):
-                return _error_reply(400, event.error.error())
+                return _error_reply(event.http_status, event.error)
             note = event if isinstance(event, Notification) else None
             return Reply(status=202, notification=note)
         if type(obj) is dict:
@@ -550,8 +537,7 @@ class ServerExchange:
         event = conn.next_event()
         if isinstance(event, InvalidMessage):
             assert event.reply is not None
-            error = event.reply.error
-            return _error_reply(_STATUS.get(error.code, 400), error, event.reply.id)
+            return _error_reply(event.http_status, event.error, event.reply.id)
         assert isinstance(event, Request)
         self._conn = conn
         self.request_id = event.id

@@ -92,7 +92,12 @@ class RequestStateError(DecodeError):
             data={"reason": check},
             path="/params/requestState",
         )
-        self.check: RequestStateCheck = check
+        self._check: RequestStateCheck = check
+
+    @property
+    def check(self) -> RequestStateCheck:
+        """The failed check (read-only, like every field of the error)."""
+        return self._check
 
 
 def _b64(data: bytes) -> str:
