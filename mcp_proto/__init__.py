@@ -1,7 +1,11 @@
 """mcp_proto: a sans-I/O protocol core for the Model Context Protocol, revision 2026-07-28.
 
-The public API is re-exported here; the ``_``-prefixed modules are private.
-The message model lives in :mod:`mcp_proto.types`.
+The curated public API is re-exported here; the message model lives in
+:mod:`mcp_proto.types`, the Streamable HTTP binding in :mod:`mcp_proto.http`.
+Behind it are layers (``docs/architecture.md``): the kernel, the model, the
+error model (``_errors``), the codec (``_codec``), the connection roles
+(``_connection``), then ``http`` and ``testing``; each imports only the layers
+below it, and the ``_``-prefixed ones are private to this package.
 """
 
 from . import types
