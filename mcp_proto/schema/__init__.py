@@ -6,6 +6,8 @@ inside the document only; resource bounds with a deterministic step budget (``Li
 failures carrying JSON pointers and the failing keyword. On top of it, the helpers MCP needs:
 tool arguments and structured results, and elicitation forms and answers.
 
+May import: ``mcp_proto.types`` and the error model only (``docs/architecture.md``).
+
 >>> from mcp_proto.schema import compile_schema
 >>> v = compile_schema({"type": "object", "properties": {"n": {"type": "integer"}}})
 >>> v.is_valid({"n": 1}), [str(f) for f in v.failures({"n": "x"})]

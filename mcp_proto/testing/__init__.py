@@ -15,6 +15,9 @@
 Failures raise ``AssertionError``; nothing here needs a test framework, so
 these helpers work with pytest, unittest or plain scripts.  See
 ``docs/testing.md``.
+
+May import: ``mcp_proto.types``, the codec and the connection layers
+(``docs/architecture.md``).
 """
 
 from ._pair import ConnectionPair, drain
