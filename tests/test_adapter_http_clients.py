@@ -246,7 +246,7 @@ def test_a_reset_connection_leaves_the_server_serving(url: str) -> None:
 
 @pytest.mark.parametrize("kind", CLIENTS)
 def test_a_tool_with_bad_header_annotations_is_left_out(
-    kind: str, capfd: pytest.CaptureFixture[str]
+    kind: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     bad = {"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": "a b"}}}
     tools = [everything.tool("good", "fine"), everything.tool("bad", "broken", bad)]
@@ -278,7 +278,9 @@ def test_a_tool_with_bad_header_annotations_is_left_out(
     finally:
         stop.set()
         thread.join(10)
-    assert "tool 'bad' left out" in capfd.readouterr().err
+    (record,) = [r for r in caplog.records if "left out" in r.getMessage()]
+    assert record.name == "mcp_proto.client" and record.levelname == "WARNING"
+    assert record.getMessage().startswith("tool 'bad' left out: ")
 
 
 CANNED = [

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pytest
 
 import mcp_proto as m
+import mcp_proto_runtime
 from mcp_proto import types as t
 from mcp_proto_runtime import (
     Handlers,
@@ -24,6 +26,7 @@ from mcp_proto_runtime import (
     read_timeout,
     unknown_tool,
 )
+from tests.conftest import ROOT
 
 
 def request(method: str = "tools/call", **meta: Any) -> m.Request:
@@ -291,3 +294,27 @@ def test_the_adapters_reexport_the_runtime_s_objects() -> None:
             assert getattr(adapter, name) is getattr(mcp_proto_runtime, name), (adapter, name)
     assert mcp_proto_asyncio.Subscription is mcp_proto_trio.Subscription
     assert mcp_proto_trio.Subscription is mcp_proto_runtime.Subscription
+
+
+def test_the_runtime_logs_under_one_mcp_proto_hierarchy() -> None:
+    """The adapters report through ``mcp_proto.server`` / ``mcp_proto.client``, never print."""
+    assert mcp_proto_runtime.server_log.name == "mcp_proto.server"
+    assert mcp_proto_runtime.client_log.name == "mcp_proto.client"
+    top = logging.getLogger("mcp_proto")  # configuring it configures both
+    assert (
+        mcp_proto_runtime.server_log.parent is top and mcp_proto_runtime.client_log.parent is top
+    )
+    root = ROOT / "adapters"
+    printing = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for folder in (
+            "mcp_proto_runtime",
+            "mcp_proto_sync",
+            "mcp_proto_asyncio",
+            "mcp_proto_trio",
+        )
+        for path in sorted((root / folder).glob("*.py"))
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if "print(" in line
+    ]
+    assert printing == []

@@ -13,6 +13,8 @@ Owns what sits between the sans-I/O core and an event loop, decided once for
   :data:`FANOUT_QUEUE`, :data:`FANOUT_TIMEOUT`);
 * ``_client``: what a client does around one call (:func:`build_request`,
   :func:`outcome_of`, :class:`InputRequiredError`, :class:`HTTPClientSettings`);
+* ``_log``: the ``mcp_proto.server`` and ``mcp_proto.client`` loggers the adapters
+  report through (:data:`server_log`, :data:`client_log`), never ``print``;
 * ``_async_client``, ``_async_http``: the asyncio and trio clients' shared calls,
   listen iterator and HTTP connection pool, awaiting only the adapter's primitives.
 
@@ -46,6 +48,7 @@ from ._fanout import (
     peer_of,
     write_timed_out,
 )
+from ._log import client_log, server_log
 from ._server import (
     LINGER_BYTES,
     LINGER_TIME,
@@ -69,6 +72,8 @@ from ._server import (
 )
 
 __all__ = [
+    "client_log",
+    "server_log",
     # handlers and answers (_server)
     "Handlers",
     "McpError",

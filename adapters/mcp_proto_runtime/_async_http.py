@@ -11,7 +11,6 @@ cancelled closes its connection, which is the cancellation (HTTP-12, HTTP-SSE-5)
 
 from __future__ import annotations
 
-import sys
 from contextlib import AbstractAsyncContextManager
 from typing import Any, ClassVar, Self
 
@@ -29,6 +28,7 @@ from mcp_proto.http import ToolRejected
 
 from ._async_client import AsyncCalls, Subscription
 from ._client import HTTPClientSettings, build_request, http_failure, outcome_of
+from ._log import client_log
 
 __all__ = ["AsyncHTTPSession"]
 
@@ -161,7 +161,7 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
             event = await link.next_event()
             if isinstance(event, ToolRejected):
                 self.rejected_tools.append(event)
-                print(f"mcp-proto: tool {event.name!r} left out: {event.reason}", file=sys.stderr)
+                client_log.warning("tool %r left out: %s", event.name, event.reason)
             elif isinstance(event, Notification):
                 if event.method == "notifications/progress" and on_progress is not None:
                     on_progress(event.params)

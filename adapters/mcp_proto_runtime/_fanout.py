@@ -19,7 +19,6 @@ verdicts and the logger that reports every subscriber ended this way.
 
 from __future__ import annotations
 
-import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
 from enum import Enum
@@ -27,6 +26,8 @@ from typing import Any, Generic, TypeVar
 
 from mcp_proto import Notification, Result
 from mcp_proto import types as t
+
+from ._log import server_log
 
 __all__ = [
     "AsyncChanges",
@@ -44,8 +45,8 @@ __all__ = [
 FANOUT_QUEUE = 64
 #: seconds a write to an HTTP subscriber may take before its connection is closed
 FANOUT_TIMEOUT = 5.0
-#: where the adapters report a subscriber they ended for being slow (and other server events)
-log = logging.getLogger("mcp_proto.server")
+#: where the adapters report a subscriber they ended for being slow (``mcp_proto.server``)
+log = server_log
 
 T = TypeVar("T")
 

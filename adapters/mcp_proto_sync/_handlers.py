@@ -10,7 +10,6 @@ to serve HTTP, and both import this module.
 from __future__ import annotations
 
 import queue
-import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -24,6 +23,7 @@ from mcp_proto_runtime import (
     ServerSettings,
     answer,
     internal_error,
+    server_log,
 )
 
 __all__ = ["Context", "Handler", "run_handler"]
@@ -158,5 +158,5 @@ def run_handler(
     try:
         emit(outcome)
     except SEND_REFUSED as e:  # the handler's answer broke a send rule or cannot be encoded
-        print(f"mcp-proto: handler for {request.method}: {e}", file=sys.stderr)
+        server_log.error("handler for %s: its answer was refused: %s", request.method, e)
         emit(internal_error(request))

@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import select
 import socket
-import sys
 import threading
 import time
 from collections.abc import Callable, Hashable
@@ -41,6 +40,7 @@ from mcp_proto_runtime import (
     default_answer,
     listen_end,
     peer_of,
+    server_log,
     write_timed_out,
 )
 
@@ -354,7 +354,7 @@ class _Link:
         except OSError:
             pass  # the client went away while we answered
         except Exception as e:
-            print(f"mcp-proto: {ctx.request.method}: {e!r}", file=sys.stderr)
+            server_log.exception("%s: the handler runner failed: %r", ctx.request.method, e)
         finally:
             if self.ctx is ctx:
                 self.ctx = None

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import select
 import socket
-import sys
 import time
 from typing import Any
 
@@ -23,7 +22,7 @@ from mcp_proto.http import (
     ToolRejected,
     UnexpectedResponse,
 )
-from mcp_proto_runtime import HTTPClientSettings, ProbeOutcome, http_failure
+from mcp_proto_runtime import HTTPClientSettings, ProbeOutcome, client_log, http_failure
 
 from ._calls import ProgressHandler, _Calls
 
@@ -121,7 +120,7 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
                 return None
             if isinstance(event, ToolRejected):
                 self.rejected_tools.append(event)
-                print(f"mcp-proto: tool {event.name!r} left out: {event.reason}", file=sys.stderr)
+                client_log.warning("tool %r left out: %s", event.name, event.reason)
                 continue
             if isinstance(event, m.Notification):
                 if event.method == "notifications/progress" and on_progress is not None:

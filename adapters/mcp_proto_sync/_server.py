@@ -25,6 +25,7 @@ from mcp_proto_runtime import (
     ServerSettings,
     default_answer,
     listen_end,
+    server_log,
 )
 
 from ._handlers import Context, Handler, _Workers, run_handler
@@ -281,7 +282,7 @@ class _Session:
                     if isinstance(event, m.ConnectionClosed):
                         break  # it would be returned again on every call
             except m.RemoteProtocolError as e:
-                print(f"mcp-proto: input framing lost: {e}", file=sys.stderr)
+                server_log.error("input framing lost: %s", e)
                 return False
         for event in events:
             if isinstance(event, m.Request):
@@ -307,7 +308,7 @@ class _Session:
         except OSError:
             pass  # the client went away while we answered: the reader sees the end
         except Exception as e:  # a pool thread must not fail silently
-            print(f"mcp-proto: {ctx.request.method}: {e!r}", file=sys.stderr)
+            server_log.exception("%s: the handler runner failed: %r", ctx.request.method, e)
         finally:
             self.contexts.pop(ctx.request.id, None)
             if self.waiting:  # set under the lock before the reader looks at what it waits for

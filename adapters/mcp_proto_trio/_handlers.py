@@ -11,7 +11,6 @@ both import this module.
 from __future__ import annotations
 
 import contextlib
-import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -25,6 +24,7 @@ from mcp_proto_runtime import (
     ServerSettings,
     answer,
     internal_error,
+    server_log,
 )
 
 __all__ = ["Changes", "Context", "Handler", "run_handler"]
@@ -105,5 +105,5 @@ async def run_handler(
     try:
         await emit(outcome)
     except SEND_REFUSED as e:  # the handler's answer broke a send rule or cannot be encoded
-        print(f"mcp-proto: handler for {request.method}: {e}", file=sys.stderr)
+        server_log.error("handler for %s: its answer was refused: %s", request.method, e)
         await emit(internal_error(request))

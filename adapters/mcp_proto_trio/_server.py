@@ -28,6 +28,7 @@ from mcp_proto_runtime import (
     Handlers,
     RequestContext,
     default_answer,
+    server_log,
 )
 
 from ._handlers import Changes, Context, Handler, run_handler
@@ -292,7 +293,7 @@ class _Session:
             try:
                 event = self.conn.next_event()
             except m.RemoteProtocolError as e:
-                print(f"mcp-proto: input framing lost: {e}", file=sys.stderr)
+                server_log.error("input framing lost: %s", e)
                 return False
             if event is m.NEED_DATA:
                 return bool(chunk)
