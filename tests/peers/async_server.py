@@ -42,8 +42,8 @@ async def call_tool(ctx: Context, params: t.CallToolRequestParams) -> Any:
         await ctx.progress(1, total=1)
         return t.CallToolResult(content=[t.TextContent(text=str(args.get("text", "")))])
     if params.name == "sleep":
-        await ctx.progress(0, message="started")
-        try:
+        try:  # the progress too: the client may cancel as soon as it reads it
+            await ctx.progress(0, message="started")
             await sleep(float(args.get("seconds", 1)))
         except CANCELLED:
             print(f"cancelled {ctx.request.id}", file=sys.stderr, flush=True)

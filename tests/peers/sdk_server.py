@@ -45,8 +45,8 @@ async def ask(ctx: Context) -> Any:
 @app.tool()
 async def sleep(seconds: float, ctx: Context) -> str:
     """Sleep; note a cancellation on stderr."""
-    await ctx.report_progress(0, message="started")
-    try:
+    try:  # the progress too: the client may cancel as soon as it reads it
+        await ctx.report_progress(0, message="started")
         await anyio.sleep(seconds)
     except anyio.get_cancelled_exc_class():
         print("cancelled", file=sys.stderr, flush=True)
