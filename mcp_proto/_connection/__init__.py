@@ -2,7 +2,8 @@
 
 Owns: the event vocabulary (``_events``), newline framing (``_framing``), the
 connection base class that turns bytes into events and events into bytes
-(``_base``), the request bookkeeping both roles share (``_requests``), the
+(``_base``), the request lifecycle both roles share, as a table with its tracker
+(``_requests``) and its named guards (``_guards``), the
 server role and its send rules (``_server``, ``_server_rules``), the client
 role (``_client``, which never imports the server role), capability checks
 (``_capabilities``) and the extension registry (``_extensions``).
@@ -39,10 +40,38 @@ from ._events import (
 )
 from ._extensions import Extension
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
-from ._requests import LOG_LEVELS, InFlight
+from ._guards import GUARDS, GuardConfig
+from ._requests import (
+    DEFAULT_REFUSAL,
+    DROP,
+    LOG_LEVELS,
+    TERMINAL,
+    TRANSITIONS,
+    InFlight,
+    Move,
+    Refusal,
+    RequestRecord,
+    RequestTracker,
+    State,
+    Tombstones,
+    Transition,
+)
 from ._server import DEFAULT_SERVER_INFO, ServerConnection
 
 __all__ = [
+    "DEFAULT_REFUSAL",
+    "DROP",
+    "GUARDS",
+    "TERMINAL",
+    "TRANSITIONS",
+    "GuardConfig",
+    "Move",
+    "Refusal",
+    "RequestRecord",
+    "RequestTracker",
+    "State",
+    "Tombstones",
+    "Transition",
     "Cancelled",
     "ClientConnection",
     "ConnectionClosed",

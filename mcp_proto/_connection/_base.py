@@ -17,13 +17,13 @@ from typing import Any, TypeAlias
 import orjson
 from attrs import frozen
 
-from .. import types as t
 from .._codec import DEFAULT_MAX_DEPTH, Message, loads, message_from_json, unstructure
 from .._errors import DecodeError, EncodeError, RemoteProtocolError
 from ._events import NEED_DATA, ConnectionClosed, Event
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE, LineBuffer
+from ._requests import Tombstones
 
-__all__ = ["Commit", "Statistics", "StreamConnection", "Tombstones"]
+__all__ = ["Commit", "Statistics", "StreamConnection"]
 
 Commit: TypeAlias = Callable[[], None]
 
@@ -39,33 +39,6 @@ class Statistics:
     #: received messages dropped silently (late responses, stray notifications)
     dropped_messages: int
     buffered_bytes: int
-
-
-class Tombstones:
-    """A bounded record of ids that are over, oldest forgotten first."""
-
-    __slots__ = ("_ids", "_limit")
-
-    def __init__(self, limit: int) -> None:
-        self._ids: dict[t.RequestId, bool] = {}
-        self._limit = limit
-
-    def add(self, id: t.RequestId, cancelled: bool) -> None:
-        ids = self._ids
-        ids.pop(id, None)
-        ids[id] = cancelled
-        if len(ids) > self._limit:
-            del ids[next(iter(ids))]
-
-    def get(self, id: t.RequestId) -> bool | None:
-        """True: cancelled; False: answered; None: unknown (or forgotten)."""
-        return self._ids.get(id)
-
-    def discard(self, id: t.RequestId) -> None:
-        self._ids.pop(id, None)
-
-    def __len__(self) -> int:
-        return len(self._ids)
 
 
 class StreamConnection:

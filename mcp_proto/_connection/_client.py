@@ -61,7 +61,7 @@ from ._events import (
 )
 from ._extensions import Extension, ExtensionRegistry
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
-from ._requests import matches_filter
+from ._requests import State, matches_filter
 
 __all__ = ["DEFAULT_CLIENT_INFO", "ClientConnection"]
 
@@ -236,7 +236,7 @@ class ClientConnection(StreamConnection):
 
     def _finish(self, id: t.RequestId, *, cancelled: bool) -> _Pending:
         pending = self._pending.pop(id)
-        self._gone.add(id, cancelled)
+        self._gone.add(id, State.CANCELLED if cancelled else State.DONE)
         meta = pending.request.meta
         if meta is not None and meta.progress_token is not None:
             self._by_token.pop(meta.progress_token, None)

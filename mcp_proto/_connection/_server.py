@@ -45,7 +45,8 @@ from ._capabilities import has_capability
 from ._events import Cancelled, ConnectionClosed, Event, InvalidMessage, Notification, Request
 from ._extensions import Extension, ExtensionRegistry
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
-from ._requests import InFlight
+from ._guards import GuardConfig
+from ._requests import Move, Refusal, RequestRecord, RequestTracker, State
 from ._server_rules import ServerRules
 
 __all__ = ["DEFAULT_SERVER_INFO", "ServerConnection"]
@@ -72,6 +73,7 @@ _CONFIGURATION = (
     "max_in_flight",
     "max_subscriptions",
     "_caps_json",
+    "_guards",
 )
 
 
@@ -116,10 +118,13 @@ class ServerConnection(StreamConnection):
         self.max_in_flight = max_in_flight
         self.max_subscriptions = max_subscriptions
         self._caps_json = unstructure(self.capabilities)
-        self._in_flight: dict[t.RequestId, InFlight] = {}
-        self._listens = 0
+        self._guards = GuardConfig(extensions=self.extensions)
+        self._requests = RequestTracker(self._gone, self._guards)
         self._rules = ServerRules(
-            self, unstructure(server_info) if stamp_server_info else None, self.extensions
+            self._requests,
+            unstructure(server_info) if stamp_server_info else None,
+            self.extensions,
+            logging=self.capabilities.logging is not None,
         )
 
     def fresh(self) -> ServerConnection:
@@ -138,10 +143,11 @@ class ServerConnection(StreamConnection):
         )
         for name in _CONFIGURATION:
             setattr(new, name, getattr(self, name))
-        new._in_flight = {}
-        new._listens = 0
+        new._requests = RequestTracker(new._gone, self._guards)
         rules = self._rules
-        new._rules = ServerRules(new, rules.server_info, rules.extensions)
+        new._rules = ServerRules(
+            new._requests, rules.server_info, rules.extensions, logging=rules.logging
+        )
         return new
 
     # -- configuration answers ---------------------------------------------
@@ -159,11 +165,11 @@ class ServerConnection(StreamConnection):
 
     def in_flight(self) -> tuple[t.RequestId, ...]:
         """Ids of the requests received and not yet answered or cancelled."""
-        return tuple(self._in_flight)
+        return tuple(self._requests.live)
 
     def subscriptions(self) -> tuple[t.RequestId, ...]:
         """Ids of the open ``subscriptions/listen`` requests (what a server may end, SUB-12)."""
-        return tuple(r.id for r in self._in_flight.values() if r.listen is not None)
+        return tuple(r.id for r in self._requests.live.values() if r.listen is not None)
 
     @property
     def saturated(self) -> bool:
@@ -177,9 +183,13 @@ class ServerConnection(StreamConnection):
         """
         return self._in_flight_count() * 4 >= self.max_in_flight
 
-    def request_info(self, id: t.RequestId) -> InFlight | None:
+    def request_info(self, id: t.RequestId) -> RequestRecord | None:
         """What the connection tracks for in-flight request ``id``."""
-        return self._in_flight.get(id)
+        return self._requests.live.get(id)
+
+    def request_state(self, id: t.RequestId) -> State:
+        """Where request ``id`` is in its lifecycle (``UNKNOWN`` once forgotten)."""
+        return self._requests.state(id)
 
     # -- receiving ----------------------------------------------------------
 
@@ -265,25 +275,21 @@ class ServerConnection(StreamConnection):
                 return refused
         if capability is not None and not has_capability(self._caps_json, capability):
             return self._refuse(METHOD_NOT_FOUND, f"Method not found: {method}", id)
-        if id in self._in_flight:
-            return self._refuse(
-                INVALID_REQUEST, f"request id {id!r} is already in flight (BASE-06)", id
-            )
+        requests = self._requests
         listen = method == "subscriptions/listen"
-        if listen and self._listens >= self.max_subscriptions:
+        if id in requests.live:  # the table opens a request on any id that is not live
+            entry = requests.entry(id, Move.LISTEN if listen else Move.REQUEST)
+            assert isinstance(entry, Refusal)  # BASE-06
+            message = entry.why.format(id=id, method=method, what=method)
+            return self._refuse(INVALID_REQUEST, f"{message} ({entry.rule})", id)
+        if listen and requests.listens >= self.max_subscriptions:
             message = f"too many open subscriptions (limit {self.max_subscriptions})"
             return self._refuse(INTERNAL_ERROR, message, id, http_status=500)
-        if len(self._in_flight) - self._listens >= self.max_in_flight and not listen:
+        if requests.calls >= self.max_in_flight and not listen:
             message = f"too many requests in flight (limit {self.max_in_flight})"
             return self._refuse(INTERNAL_ERROR, message, id, http_status=500)
         assert meta is not None
-        record = InFlight(id, method, meta, params if listen else None)
-        self._in_flight[id] = record
-        self._gone.discard(id)
-        if listen:
-            self._listens += 1
-        if record.progress_token is not None:
-            self._rules.by_token[record.progress_token] = id
+        requests.open(RequestRecord(id, method, meta, params if listen else None))
         return Request(id=id, method=method, params=params)
 
     def _on_notification(self, message: Any, method: str) -> Event | None:
@@ -294,37 +300,29 @@ class ServerConnection(StreamConnection):
                 return None
             return Notification(method=method, params=message.params)
         id = message.params.request_id
-        record = self._in_flight.get(id)
-        if record is None:
-            self._dropped_messages += 1  # unknown or finished: ignored (CANCEL-10, CANCEL-14)
+        record = self._requests.live.get(id)
+        if record is None:  # unknown or finished: ignored (CANCEL-10, CANCEL-14)
+            self._dropped_messages += 1
             return None
-        self._finish(record, cancelled=True)
+        self._requests.apply(record, State.CANCELLED)
         return Cancelled(id=id, reason=message.params.reason)
-
-    def _finish(self, record: InFlight, *, cancelled: bool) -> None:
-        del self._in_flight[record.id]
-        self._gone.add(record.id, cancelled)
-        if record.method == "subscriptions/listen":
-            self._listens -= 1
-        if record.progress_token is not None:
-            self._rules.by_token.pop(record.progress_token, None)
 
     def _on_close(self) -> ConnectionClosed:
         subs = self.subscriptions()
-        rest = tuple(r.id for r in self._in_flight.values() if r.listen is None)
+        rest = tuple(r.id for r in self._requests.live.values() if r.listen is None)
         return ConnectionClosed(in_flight=rest, subscriptions=subs)
 
     # -- sending ------------------------------------------------------------
 
     def _prepare(self, event: Any) -> tuple[list[dict[str, Any]], Commit | None]:
-        return self._rules.prepare(event)
-
-    def _drop(self) -> tuple[list[dict[str, Any]], Commit | None]:
-        self._dropped_sends += 1
-        return [], None
+        prepared = self._rules.prepare(event)
+        if prepared is None:  # for a cancelled request: dropped (STDIO-13)
+            self._dropped_sends += 1
+            return [], None
+        return prepared
 
     def _in_flight_count(self) -> int:
-        return len(self._in_flight) - self._listens
+        return self._requests.calls
 
     def _subscription_count(self) -> int:
-        return self._listens
+        return self._requests.listens

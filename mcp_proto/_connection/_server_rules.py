@@ -1,78 +1,67 @@
 """What a server may send, checked on ``send``; every refusal names its rule.
 
-==================  ==========================================================
-event               rules
-==================  ==========================================================
-``Result``          only for an in-flight request (dropped if cancelled);
-                    the method's result class, or ``InputRequiredResult`` on
-                    ``tools/call``/``prompts/get``/``resources/read`` only
-                    (MRTR-03) with ``inputRequests`` or ``requestState``
-                    (MRTR-09) and only input requests the client declared
-                    (MRTR-10); cacheable complete results carry ``ttlMs`` >= 0
-                    and ``cacheScope`` (CACHE-01, CACHE-07); ``resultType`` and
-                    ``serverInfo`` stamped (META-11); a listen result gets its
-                    ``subscriptionId`` (SUB-12)
-``ErrorResponse``   only for an in-flight request; never a code of the legacy
-                    or reserved ranges beyond -32020/-32021/-32022 (ERR-02/03)
-progress            the request's own ``progressToken`` (PROG-06), ``progress``
-                    increasing (PROG-05), never for a listen (SUB-15)
-log message         the server offers ``logging`` (LOG-02), the request set
-                    ``logLevel`` (LOG-03), the level is at or above it (LOG-04)
-acknowledged        first and once per listen (SUB-04), a subset of the
-                    request's filter (SUB-06)
-change              on a listen after its ack, of a type it asked for (SUB-02,
-                    SUB-16); ``request_id=None`` fans out to every match
-cancelled           only for an open listen (CANCEL-02, CANCEL-03)
-==================  ==========================================================
+What may happen to a request when is the lifecycle table's
+(:data:`~mcp_proto._connection._requests.TRANSITIONS`, drawn in
+``docs/connections.md``): results and errors only for an in-flight request (dropped
+if it was cancelled), with the method's result class (BASE-09), ``input_required``
+only where allowed and well formed (MRTR-03/09/10), cache fields on cacheable
+results (CACHE-01/07); progress increasing (PROG-05) and never on a listen (SUB-15);
+log messages at or above the level the request set (LOG-03/04); a listen
+acknowledged first and once (SUB-04), with a subset of its filter (SUB-06), then
+changes of the kinds it asked for (SUB-02/16); a server's cancel only for a listen
+(CANCEL-02/03).  Checked here, because they are the connection's and not one
+request's: the params' class, a progress token's owner (PROG-06), the logging
+capability (LOG-02), reserved error codes (ERR-02/03), and the stamps: ``resultType``
+and ``serverInfo`` (META-11), a listen result's ``subscriptionId`` (SUB-12).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeAlias
 
 import attrs
 
 from .. import types as t
-from .._codec import METHODS, unstructure
+from .._codec import unstructure
 from .._errors import LocalProtocolError
 from ._base import Commit
-from ._capabilities import undeclared_input_requests
 from ._events import ErrorResponse, InvalidMessage, Notification, Result
 from ._extensions import ExtensionRegistry
-from ._requests import CHANGES, LOG_LEVELS, LOG_RANK, InFlight, matches_filter
-
-if TYPE_CHECKING:
-    from ._server import ServerConnection
+from ._requests import CHANGES, Move, RequestRecord, RequestTracker, State, matches_filter
 
 __all__ = ["ServerRules"]
 
 _SUB_ID = "io.modelcontextprotocol/subscriptionId"
 _SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
-
-def _subset(honoured: t.SubscriptionFilter, asked: t.SubscriptionFilter) -> str | None:
-    for name in ("tools_list_changed", "prompts_list_changed", "resources_list_changed"):
-        if getattr(honoured, name) and not getattr(asked, name):
-            return name
-    extra = set(honoured.resource_subscriptions or ()) - set(asked.resource_subscriptions or ())
-    return f"resourceSubscriptions {sorted(extra)}" if extra else None
+#: the messages to send and the change to commit once encoded; ``None``: dropped (the
+#: request was cancelled, STDIO-13)
+Prepared: TypeAlias = "tuple[list[dict[str, Any]], Commit | None] | None"
 
 
 class ServerRules:
-    """Checks and builds what a :class:`ServerConnection` sends."""
+    """Checks and builds what a server sends, moving its requests by the lifecycle table.
+
+    Per-request rules are the table's (``_requests.TRANSITIONS`` and its guards);
+    what is left here is what a server builds (``serverInfo`` and ``subscriptionId``
+    stamps, fan-out) and the rules of the connection, not of one request: the
+    params' class, the logging capability (LOG-02), reserved error codes (ERR-03).
+    """
 
     def __init__(
         self,
-        conn: ServerConnection,
+        tracker: RequestTracker,
         server_info: dict[str, Any] | None,
         extensions: ExtensionRegistry,
+        *,
+        logging: bool,
     ) -> None:
-        self.conn = conn
+        self.tracker = tracker
         self.server_info = server_info
         self.extensions = extensions
-        self.by_token: dict[t.ProgressToken, t.RequestId] = {}
+        self.logging = logging
 
-    def prepare(self, event: Any) -> tuple[list[dict[str, Any]], Commit | None]:
+    def prepare(self, event: Any) -> Prepared:
         if isinstance(event, Result):
             return self._result(event)
         if isinstance(event, ErrorResponse):
@@ -84,49 +73,22 @@ class ServerRules:
             return reply, None
         raise LocalProtocolError(f"a server cannot send {type(event).__name__}", rule="PAT-03")
 
+    def _ending(self, record: RequestRecord, to: State) -> Commit:
+        return lambda: self.tracker.apply(record, to)
+
     # -- responses ----------------------------------------------------------
 
-    def _target(self, id: t.RequestId, what: str) -> Any:
-        record = self.conn._in_flight.get(id)
-        if record is None:
-            gone = self.conn._gone.get(id)
-            if gone:
-                return None  # cancelled: dropped
-            state = "was already answered" if gone is False else "is not in flight"
-            raise LocalProtocolError(f"cannot send {what}: request {id!r} {state}", rule="BASE-09")
-        return record
-
-    def _finisher(self, record: InFlight) -> Commit:
-        return lambda: self.conn._finish(record, cancelled=False)
-
-    def _result(self, event: Result) -> tuple[list[dict[str, Any]], Commit | None]:
-        record = self._target(event.id, "a result")
-        if record is None:
-            return self.conn._drop()
+    def _result(self, event: Result) -> Prepared:
         result = event.result
-        method = record.method
-        info = METHODS.get(method)
-        if isinstance(result, t.InputRequiredResult):
-            self._check_input_required(record, result, info)
-        elif info is not None and info.result_type is not None:
-            if not isinstance(result, info.result_type):
-                raise LocalProtocolError(
-                    f"{method} answers with {info.result_type.__name__}, "
-                    f"not {type(result).__name__}",
-                    rule="BASE-09",
-                )
-        else:
-            self.extensions.check_result(method, result)
+        move = Move.INPUT_REQUIRED if isinstance(result, t.InputRequiredResult) else Move.RESULT
+        stepped = self.tracker.step(move, event.id, result, what="a result")
+        if stepped is None:
+            return None
+        record, to = stepped
         if record.listen is not None and getattr(result, "meta", 0) is None:
             meta = t.SubscriptionsListenResultMetaObject(subscription_id=record.id)
             result = attrs.evolve(result, meta=meta)  # the core stamps it (SUB-12)
         body = unstructure(result)
-        if info is not None and info.cacheable and body.get("resultType") == "complete":
-            ttl, scope = body.get("ttlMs"), body.get("cacheScope")
-            if type(ttl) is not int or ttl < 0 or scope not in ("public", "private"):
-                raise LocalProtocolError(
-                    f"a {method} result needs ttlMs >= 0 and cacheScope", rule="CACHE-01"
-                )
         if self.server_info is not None or record.listen is not None:
             stamped: dict[str, Any] = dict(body.get("_meta") or {})
             if self.server_info is not None:
@@ -135,41 +97,24 @@ class ServerRules:
                 stamped[_SUB_ID] = record.id
             body["_meta"] = stamped
         message = {"jsonrpc": "2.0", "id": record.id, "result": body}
-        return [message], self._finisher(record)
+        return [message], self._ending(record, to)
 
-    def _check_input_required(
-        self, record: InFlight, result: t.InputRequiredResult, info: Any
-    ) -> None:
-        if info is None or not info.input_required_allowed:
-            raise LocalProtocolError(
-                f"input_required is not allowed on {record.method}", rule="MRTR-03"
-            )
-        if not result.input_requests and result.request_state is None:
-            raise LocalProtocolError(
-                "an InputRequiredResult needs inputRequests or requestState", rule="MRTR-09"
-            )
-        bad = undeclared_input_requests(record.capabilities, result.input_requests)
-        if bad:
-            raise LocalProtocolError(
-                f"input requests {bad} need client capabilities this request did not declare",
-                rule="MRTR-10",
-            )
-
-    def _error(self, event: ErrorResponse) -> tuple[list[dict[str, Any]], Commit | None]:
+    def _error(self, event: ErrorResponse) -> Prepared:
         code = event.error.code
         if -32099 <= code <= -32000 and code not in (-32020, -32021, -32022):
             raise LocalProtocolError(f"error code {code} is reserved", rule="ERR-03")
         if event.id is None:
             return [{"jsonrpc": "2.0", "error": unstructure(event.error)}], None
-        record = self._target(event.id, "an error")
-        if record is None:
-            return self.conn._drop()
+        stepped = self.tracker.step(Move.ERROR, event.id, what="an error")
+        if stepped is None:
+            return None
+        record, to = stepped
         message = {"jsonrpc": "2.0", "id": record.id, "error": unstructure(event.error)}
-        return [message], self._finisher(record)
+        return [message], self._ending(record, to)
 
     # -- notifications ------------------------------------------------------
 
-    def _notification(self, event: Notification) -> tuple[list[dict[str, Any]], Commit | None]:
+    def _notification(self, event: Notification) -> Prepared:
         method, params = event.method, event.params
         if method == "notifications/progress":
             return self._progress(event)
@@ -178,144 +123,100 @@ class ServerRules:
         if method == "notifications/subscriptions/acknowledged":
             return self._ack(event)
         if method == "notifications/cancelled":
-            return self._cancel(event)
+            return self._end_listen(event)
         if method in CHANGES:
             return self._change(event)
         if self.extensions.notification(method) is None:
             raise LocalProtocolError(f"unknown notification {method!r}", rule="BASE-18")
-        record = self._target(event.request_id, method) if event.request_id is not None else None
-        if event.request_id is not None and record is None:
-            return self.conn._drop()
+        note = event.request_id
+        if note is not None and self.tracker.step(Move.NOTE, note, what=method) is None:
+            return None
         return [_note(method, params)], None
 
-    def _scoped(self, event: Notification, rule: str) -> InFlight | None:
+    def _for(self, event: Notification, rule: str) -> t.RequestId:
         if event.request_id is None:
             raise LocalProtocolError(f"{event.method} needs the request it belongs to", rule=rule)
-        record: InFlight | None = self._target(event.request_id, event.method)
-        if record is not None and record.listen is not None:
-            raise LocalProtocolError(
-                f"{event.method} is request-scoped, not for a listen stream", rule="SUB-15"
-            )
-        return record
+        return event.request_id
 
-    def _progress(self, event: Notification) -> tuple[list[dict[str, Any]], Commit | None]:
+    def _progress(self, event: Notification) -> Prepared:
         params = event.params
         if not isinstance(params, t.ProgressNotificationParams):
             raise LocalProtocolError("progress needs ProgressNotificationParams", rule="PROG-04")
-        id = self.by_token.get(params.progress_token)
-        if id is None:
-            if event.request_id is not None and self.conn._gone.get(event.request_id):
-                return self.conn._drop()
+        owner = self.tracker.by_token.get(params.progress_token)
+        if owner is None:
+            gone = event.request_id
+            if gone is not None and self.tracker.state(gone) is State.CANCELLED:
+                return None
             raise LocalProtocolError(
                 f"no in-flight request has progressToken {params.progress_token!r}",
                 rule="PROG-06",
             )
-        if event.request_id is not None and event.request_id != id:
+        if event.request_id is not None and event.request_id != owner.id:
             raise LocalProtocolError(
-                f"progressToken belongs to request {id!r}, not {event.request_id!r}",
+                f"progressToken belongs to request {owner.id!r}, not {event.request_id!r}",
                 rule="PROG-06",
             )
-        record = self.conn._in_flight[id]
-        if record.listen is not None:
-            raise LocalProtocolError(
-                "progress is request-scoped, not for a listen stream", rule="SUB-15"
-            )
-        last = record.last_progress
-        if last is not None and not params.progress > last:
-            raise LocalProtocolError(
-                f"progress must increase ({params.progress} after {last})", rule="PROG-05"
-            )
+        stepped = self.tracker.step(Move.PROGRESS, owner.id, params, what="progress")
+        assert stepped is not None  # the owner is live: nothing drops it
+        record, _ = stepped
 
         def commit() -> None:
             record.last_progress = params.progress
 
         return [_note(event.method, params)], commit
 
-    def _log(self, event: Notification) -> tuple[list[dict[str, Any]], Commit | None]:
+    def _log(self, event: Notification) -> Prepared:
         params = event.params
         if not isinstance(params, t.LoggingMessageNotificationParams):
             raise LocalProtocolError("a log message needs LoggingMessageNotificationParams")
-        if self.conn.capabilities.logging is None:
+        if not self.logging:
             raise LocalProtocolError(
                 "log messages need the logging capability in the server's capabilities",
                 rule="LOG-02",
             )
-        record = self._scoped(event, "LOG-05")
-        if record is None:
-            return self.conn._drop()
-        if record.log_rank is None:
-            raise LocalProtocolError(
-                f"request {record.id!r} did not set io.modelcontextprotocol/logLevel",
-                rule="LOG-03",
-            )
-        if LOG_RANK[params.level] < record.log_rank:
-            raise LocalProtocolError(
-                f"level {params.level!r} is below the requested {LOG_LEVELS[record.log_rank]!r}",
-                rule="LOG-04",
-            )
+        id = self._for(event, "LOG-05")
+        if self.tracker.step(Move.LOG, id, params, what=event.method) is None:
+            return None
         return [_note(event.method, params)], None
 
-    def _listen(self, event: Notification, rule: str) -> InFlight | None:
-        if event.request_id is None:
-            raise LocalProtocolError(f"{event.method} needs the listen request id", rule=rule)
-        record: InFlight | None = self._target(event.request_id, event.method)
-        if record is not None and record.listen is None:
-            raise LocalProtocolError(
-                f"request {record.id!r} is not a subscriptions/listen", rule=rule
-            )
-        return record
-
-    def _ack(self, event: Notification) -> tuple[list[dict[str, Any]], Commit | None]:
+    def _ack(self, event: Notification) -> Prepared:
         params = event.params
         if not isinstance(params, t.SubscriptionsAcknowledgedNotificationParams):
             raise LocalProtocolError(
                 "an acknowledgement needs SubscriptionsAcknowledgedNotificationParams"
             )
-        record = self._listen(event, "SUB-04")
-        if record is None:
-            return self.conn._drop()
-        if record.honoured is not None:
-            raise LocalProtocolError(
-                f"listen {record.id!r} is already acknowledged", rule="SUB-04"
-            )
-        assert record.listen is not None
-        extra = _subset(params.notifications, record.listen)
-        if extra is not None:
-            raise LocalProtocolError(f"the client did not ask for {extra}", rule="SUB-06")
+        id = self._for(event, "SUB-04")
+        stepped = self.tracker.step(Move.ACK, id, params.notifications, what=event.method)
+        if stepped is None:
+            return None
+        record, to = stepped
 
         def commit() -> None:
             record.honoured = params.notifications
+            self.tracker.apply(record, to)
 
         return [_note(event.method, params, record.id)], commit
 
-    def _cancel(self, event: Notification) -> tuple[list[dict[str, Any]], Commit | None]:
+    def _end_listen(self, event: Notification) -> Prepared:
         params = event.params
         if not isinstance(params, t.CancelledNotificationParams):
             raise LocalProtocolError("cancelled needs CancelledNotificationParams")
-        event = Notification(method=event.method, params=params, request_id=params.request_id)
-        record = self._listen(event, "CANCEL-03")
-        if record is None:
-            return self.conn._drop()
-        return [_note(event.method, params)], self._finisher(record)
+        stepped = self.tracker.step(Move.END_LISTEN, params.request_id, what=event.method)
+        if stepped is None:
+            return None
+        return [_note(event.method, params)], self._ending(*stepped)
 
-    def _change(self, event: Notification) -> tuple[list[dict[str, Any]], Commit | None]:
+    def _change(self, event: Notification) -> Prepared:
         method, params = event.method, event.params
         if event.request_id is not None:
-            record = self._listen(event, "SUB-08")
-            if record is None:
-                return self.conn._drop()
-            if record.honoured is None:
-                raise LocalProtocolError(
-                    f"listen {record.id!r} must be acknowledged first", rule="SUB-04"
-                )
-            if not matches_filter(method, params, record.honoured):
-                raise LocalProtocolError(
-                    f"listen {record.id!r} did not ask for this {method}", rule="SUB-02"
-                )
-            return [_note(method, params, record.id)], None
+            change = (method, params)
+            stepped = self.tracker.step(Move.CHANGE, event.request_id, change, what=method)
+            if stepped is None:
+                return None
+            return [_note(method, params, event.request_id)], None
         out = [
             _note(method, params, r.id)
-            for r in self.conn._in_flight.values()
+            for r in self.tracker.acknowledged()
             if r.honoured is not None and matches_filter(method, params, r.honoured)
         ]
         return out, None
