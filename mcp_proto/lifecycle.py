@@ -10,7 +10,10 @@ request that was cancelled: anything for it is dropped quietly).
 
 For tools and tests (``tools/gen_lifecycle.py`` draws the table into
 ``docs/connections.md``) and for embedders who want to know a request's state
-(``ServerConnection.request_state``)::
+(``ServerConnection.request_state``, ``ClientConnection.request_state``).  What a
+client receives is looked up in the same table; of a move's guards it runs those in
+:data:`RECEIVED` (the rest are the sender's duty), and it keeps of an acknowledgement
+only what it asked for (:func:`narrowed`)::
 
     >>> from mcp_proto.lifecycle import TRANSITIONS, Move, State
     >>> TRANSITIONS[(State.LISTENING, Move.ACK)]
@@ -23,6 +26,7 @@ from ._connection import (
     DEFAULT_REFUSAL,
     DROP,
     GUARDS,
+    RECEIVED,
     TERMINAL,
     TRANSITIONS,
     GuardConfig,
@@ -33,6 +37,7 @@ from ._connection import (
     State,
     Tombstones,
     Transition,
+    narrowed,
 )
 
 __all__ = [
@@ -43,10 +48,12 @@ __all__ = [
     "TRANSITIONS",
     "GuardConfig",
     "Move",
+    "RECEIVED",
     "Refusal",
     "RequestRecord",
     "RequestTracker",
     "State",
     "Tombstones",
     "Transition",
+    "narrowed",
 ]

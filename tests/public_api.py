@@ -176,6 +176,7 @@ PINNED = {
         "GUARDS",
         "GuardConfig",
         "Move",
+        "RECEIVED",
         "Refusal",
         "RequestRecord",
         "RequestTracker",
@@ -184,6 +185,7 @@ PINNED = {
         "TRANSITIONS",
         "Tombstones",
         "Transition",
+        "narrowed",
     ),
     "mcp_proto.metakeys": (
         "MetaKeyError",

@@ -189,7 +189,7 @@ def test_client_listen_checks() -> None:
     wire = pair.server.send(ack)
     assert len(feed(pair.client, wire)) == 1
     (twice,) = feed(pair.client, wire)
-    assert "twice" in twice.error.message
+    assert "already acknowledged (SUB-04)" in twice.error.message
     upd = m.Notification(
         method="notifications/resources/updated",
         params=t.ResourceUpdatedNotificationParams(uri="file:///d/x"),

@@ -40,7 +40,7 @@ from ._events import (
 )
 from ._extensions import Extension
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
-from ._guards import GUARDS, GuardConfig
+from ._guards import GUARDS, RECEIVED, GuardConfig, narrowed
 from ._requests import (
     DEFAULT_REFUSAL,
     DROP,
@@ -66,6 +66,7 @@ __all__ = [
     "TRANSITIONS",
     "GuardConfig",
     "Move",
+    "RECEIVED",
     "Refusal",
     "RequestRecord",
     "RequestTracker",
@@ -97,6 +98,7 @@ __all__ = [
     "SubscriptionEnded",
     "VersionNotSupported",
     "has_capability",
+    "narrowed",
     "missing_capabilities",
     "missing_required_client_capability",
     "require_client_capabilities",

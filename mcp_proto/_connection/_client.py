@@ -14,6 +14,12 @@ Receiving: each response ends its request with exactly one event --
 ``subscriptionId`` and checked against the acknowledged filter.  Anything the
 server should not have sent is an :class:`InvalidMessage` with no reply
 (clients never answer, PAT-03).
+
+The requests live in the same :class:`~._requests.RequestTracker` the server
+uses, moved by the same table: what arrives is checked with
+``check(..., received=True)``, which runs only the guards a receiver acts on
+(``_guards.RECEIVED``); a refusal becomes the event above, naming its rule, or a
+counted drop where the spec says to ignore the message (``docs/connections.md``).
 """
 
 from __future__ import annotations
@@ -44,7 +50,6 @@ from .._errors import (
     LocalProtocolError,
 )
 from ._base import Commit, StreamConnection
-from ._capabilities import undeclared_input_requests
 from ._events import (
     ConnectionClosed,
     ErrorResponse,
@@ -61,29 +66,26 @@ from ._events import (
 )
 from ._extensions import Extension, ExtensionRegistry
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
-from ._requests import State, matches_filter
+from ._guards import GuardConfig, narrowed
+from ._requests import TERMINAL, Move, Refusal, RequestRecord, RequestTracker, State
 
 __all__ = ["DEFAULT_CLIENT_INFO", "ClientConnection"]
 
 DEFAULT_CLIENT_INFO = t.Implementation(name="mcp-proto", version="0.1.0")
 
 
-class _Pending:
-    __slots__ = ("honoured", "last_progress", "request")
-
-    def __init__(self, request: Request) -> None:
-        self.request = request
-        self.honoured: t.SubscriptionFilter | None = None
-        self.last_progress: float | None = None
-
-
 def _bad(message: str, code: int = INVALID_PARAMS) -> t.Error:
     return t.Error(code=code, message=message)
 
 
-def _log_level(request: Request) -> str | None:
-    meta = request.meta
-    return meta.log_level if meta is not None else None
+def _sent(record: RequestRecord) -> Request:
+    """The request the client sent for ``record``."""
+    request: Request = record.sent
+    return request
+
+
+def _refused(refusal: Refusal) -> t.Error:
+    return _bad(f"{refusal.why} ({refusal.rule})")
 
 
 class ClientConnection(StreamConnection):
@@ -121,9 +123,7 @@ class ClientConnection(StreamConnection):
         #: the server's capabilities, once a ``server/discover`` result arrived
         self.server_capabilities: t.ServerCapabilities | None = None
         self._ids = itertools.count(first_id)
-        self._pending: dict[t.RequestId, _Pending] = {}
-        self._by_token: dict[t.ProgressToken, t.RequestId] = {}
-        self._listens = 0
+        self._requests = RequestTracker(self._gone, GuardConfig(extensions=self.extensions))
 
     # -- helpers for the caller ---------------------------------------------
 
@@ -131,7 +131,7 @@ class ClientConnection(StreamConnection):
         """A fresh request id (monotonic, so never reused, MRTR-14, CANCEL-15)."""
         while True:
             id = next(self._ids)
-            if id not in self._pending:
+            if id not in self._requests.live:
                 return id
 
     def meta(
@@ -156,7 +156,11 @@ class ClientConnection(StreamConnection):
         return Request(id=self.next_id(), method="server/discover", params=t.RequestParams())
 
     def in_flight(self) -> tuple[t.RequestId, ...]:
-        return tuple(self._pending)
+        return tuple(self._requests.live)
+
+    def request_state(self, id: t.RequestId) -> State:
+        """Where request ``id`` is in its lifecycle (:mod:`mcp_proto.lifecycle`)."""
+        return self._requests.state(id)
 
     # -- sending ------------------------------------------------------------
 
@@ -170,10 +174,16 @@ class ClientConnection(StreamConnection):
         raise LocalProtocolError(f"a client cannot send {type(event).__name__}", rule="PAT-03")
 
     def _request(self, event: Request) -> tuple[list[dict[str, Any]], Commit | None]:
-        if event.id in self._pending:
-            raise LocalProtocolError(f"request id {event.id!r} is in flight", rule="BASE-06")
         if type(event.id) is not int and type(event.id) is not str:
             raise LocalProtocolError("a request id is a string or an integer", rule="BASE-04")
+        requests = self._requests
+        listen = event.method == "subscriptions/listen"
+        move = Move.LISTEN if listen else Move.REQUEST
+        if event.id in requests.live:  # the table opens a request on any id that is not live
+            refused = requests.entry(event.id, move)
+            assert isinstance(refused, Refusal)  # BASE-06
+            why = refused.why.format(id=event.id, method=event.method, what=event.method)
+            raise LocalProtocolError(why, rule=refused.rule)
         info = METHODS.get(event.method)
         params: Any = event.params
         if info is not None and info.kind is Kind.REQUEST:
@@ -193,16 +203,14 @@ class ClientConnection(StreamConnection):
         request = Request(id=event.id, method=event.method, params=params, round=event.round)
         message = {"jsonrpc": "2.0", "id": event.id, "method": event.method, "params": body}
         token = body["_meta"].get("progressToken")
-        if token is not None and token in self._by_token:
+        if token is not None and token in requests.by_token:
             raise LocalProtocolError(f"progressToken {token!r} is in use", rule="PROG-03")
+        record = RequestRecord(event.id, event.method, request.meta, params if listen else None)
+        record.sent = request
+        record.progress_token = token  # as sent, also for an extension's dict _meta
 
         def commit() -> None:
-            self._pending[event.id] = _Pending(request)
-            self._gone.discard(event.id)
-            if token is not None:
-                self._by_token[token] = event.id
-            if event.method == "subscriptions/listen":
-                self._listens += 1
+            requests.open(record)
 
         return [message], commit
 
@@ -217,15 +225,15 @@ class ClientConnection(StreamConnection):
         params = event.params
         if not isinstance(params, t.CancelledNotificationParams):
             raise LocalProtocolError("cancelled needs CancelledNotificationParams")
-        pending = self._pending.get(params.request_id)
-        if pending is None:
+        record = self._requests.live.get(params.request_id)
+        if record is None:
             raise LocalProtocolError(
                 f"request {params.request_id!r} is not in flight", rule="CANCEL-08"
             )
         message = {"jsonrpc": "2.0", "method": event.method, "params": unstructure(params)}
 
         def commit() -> None:
-            self._finish(pending.request.id, cancelled=True)
+            self._requests.apply(record, State.CANCELLED)
 
         return [message], commit
 
@@ -234,26 +242,21 @@ class ClientConnection(StreamConnection):
         params = t.CancelledNotificationParams(request_id=id, reason=reason)
         return self.send(Notification(method="notifications/cancelled", params=params))
 
-    def _finish(self, id: t.RequestId, *, cancelled: bool) -> _Pending:
-        pending = self._pending.pop(id)
-        self._gone.add(id, State.CANCELLED if cancelled else State.DONE)
-        meta = pending.request.meta
-        if meta is not None and meta.progress_token is not None:
-            self._by_token.pop(meta.progress_token, None)
-        if pending.request.method == "subscriptions/listen":
-            self._listens -= 1
-        return pending
+    def _finish(self, record: RequestRecord, to: State = State.DONE) -> Request:
+        """End ``record`` (a response came, or a broken one): the request it was."""
+        self._requests.apply(record, to)
+        return _sent(record)
 
     # -- receiving ----------------------------------------------------------
 
     def _on_invalid(self, error: DecodeError, obj: Any) -> Event | None:
         id = obj.get("id") if type(obj) is dict else None
-        if (type(id) is int or type(id) is str) and id in self._pending and "method" not in obj:
+        record = self._requests.live.get(id) if type(id) is int or type(id) is str else None
+        if record is not None and "method" not in obj:
             raw = obj.get("result")
             if self.extensions and type(raw) is dict and "error" not in obj:
-                return self._on_result(id, raw)  # maybe an extension's resultType
-            request = self._finish(id, cancelled=False).request
-            return InvalidResponse(id=id, request=request, error=error.error())
+                return self._on_result(record.id, raw)  # maybe an extension's resultType
+            return InvalidResponse(id=record.id, request=self._finish(record), error=error.error())
         return InvalidMessage(error=error.error())
 
     def _on_message(self, message: Message) -> Event | None:
@@ -267,23 +270,26 @@ class ClientConnection(StreamConnection):
         return self._on_notification(message)
 
     def _late(self, id: t.RequestId | None) -> Event | None:
-        if id is not None and self._gone.get(id) is not None:
-            self._dropped_messages += 1  # a late response after cancel (CANCEL-11, CANCEL-12)
+        if id is not None and self._requests.state(id) in TERMINAL:
+            # after our cancel (CANCEL-11, CANCEL-12), or a second answer: dropped
+            self._dropped_messages += 1
             return None
         error = _bad(f"response to unknown request {id!r}", INVALID_REQUEST)
         return InvalidMessage(error=error)
 
     def _on_result(self, id: t.RequestId, raw: Any) -> Event | None:
-        if id not in self._pending:
+        record = self._requests.live.get(id)
+        if record is None:
             return self._late(id)
-        request = self._finish(id, cancelled=False).request
+        request: Request = record.sent
         try:
             result = self._structure_result(request, raw)
         except DecodeError as e:
-            return InvalidResponse(id=id, request=request, error=e.error())
+            return InvalidResponse(id=id, request=self._finish(record), error=e.error())
         if isinstance(result, t.InputRequiredResult):
-            return self._input_required(id, request, result)
-        if request.method == "subscriptions/listen":
+            return self._input_required(record, result)
+        self._finish(record)
+        if record.listen is not None:
             return SubscriptionEnded(id=id, graceful=True, result=result)
         if isinstance(result, t.DiscoverResult):
             self.server_capabilities = result.capabilities
@@ -309,38 +315,32 @@ class ClientConnection(StreamConnection):
             return structure(body, cls)
         types = self.extensions.request_types(request.method)
         if types is not None and request.method not in METHODS:
-            if kind == "input_required":
-                message = f"input_required is not allowed on {request.method} (MRTR-03)"
-                raise DecodeError(INVALID_PARAMS, message)
+            if kind == "input_required":  # the lifecycle refuses it (MRTR-03)
+                return structure(body, t.InputRequiredResult)
             return body if types[1] is None else structure(body, types[1])
         return structure_result(body, request.method)
 
-    def _input_required(
-        self, id: t.RequestId, request: Request, result: t.InputRequiredResult
-    ) -> Event:
-        problem = None
-        if not result.input_requests and result.request_state is None:
-            problem = "input_required without inputRequests or requestState (MRTR-09)"
-        else:
-            meta = request.meta
-            bad = undeclared_input_requests(
-                meta.client_capabilities if meta is not None else None, result.input_requests
-            )
-            if bad:
-                problem = f"input requests {bad} need undeclared capabilities (MRTR-10)"
-            elif request.round + 1 > self.max_rounds:
-                problem = f"more than {self.max_rounds} input_required rounds"
-        if problem is not None:
-            return InvalidResponse(id=id, request=request, error=_bad(problem))
-        return InputRequired(id=id, result=result, request=request, round=request.round + 1)
+    def _input_required(self, record: RequestRecord, result: t.InputRequiredResult) -> Event:
+        request = _sent(record)
+        checked = self._requests.check(Move.INPUT_REQUIRED, record.id, result, received=True)
+        if isinstance(checked, Refusal):  # MRTR-03, MRTR-09, MRTR-10: the lifecycle's guards
+            self._finish(record)
+            return InvalidResponse(id=record.id, request=request, error=_refused(checked))
+        if request.round + 1 > self.max_rounds:  # the client's own cap (MRTR-11)
+            self._finish(record)
+            problem = f"more than {self.max_rounds} input_required rounds"
+            return InvalidResponse(id=record.id, request=request, error=_bad(problem))
+        self._finish(record, checked[1])
+        return InputRequired(id=record.id, result=result, request=request, round=request.round + 1)
 
     def _on_error(self, message: t.JSONRPCErrorResponse) -> Event | None:
         id, error = message.id, message.error
         if id is None:
             return ErrorResponse(id=None, error=error)  # cannot be correlated (BASE-16)
-        if id not in self._pending:
+        record = self._requests.live.get(id)
+        if record is None:
             return self._late(id)
-        request = self._finish(id, cancelled=False).request
+        request = self._finish(record)
         if error.code == UNSUPPORTED_PROTOCOL_VERSION and isinstance(error.data, dict):
             supported = error.data.get("supported")
             if isinstance(supported, list) and all(type(v) is str for v in supported):
@@ -367,61 +367,72 @@ class ClientConnection(StreamConnection):
         if method == "notifications/message":
             # No request id on the wire: attribute it only when unambiguous (LOG-05).
             asked = [
-                i
-                for i, p in self._pending.items()
-                if _log_level(p.request) and p.request.method != "subscriptions/listen"
+                r.id
+                for r in self._requests.live.values()
+                if r.log_rank is not None and r.listen is None
             ]
             owner = asked[0] if len(asked) == 1 else None
             return Notification(method=method, params=params, request_id=owner)
         if method == "notifications/cancelled":
-            pending = self._pending.get(params.request_id)
-            if pending is None or pending.request.method != "subscriptions/listen":
+            ended = self._requests.check(Move.END_LISTEN, params.request_id, received=True)
+            if isinstance(ended, Refusal):
                 self._dropped_messages += 1  # servers cancel only listens (CANCEL-02, edge 66)
                 return None
-            self._finish(params.request_id, cancelled=False)
+            self._finish(*ended)
             return SubscriptionEnded(id=params.request_id, graceful=True)
+        return self._on_stream(method, params)
+
+    def _on_stream(self, method: str, params: Any) -> Event | None:
+        """An acknowledgement or a change on a listen stream, by its ``subscriptionId``."""
         meta = getattr(params, "meta", None)  # list_changed params are optional
         sub = meta.subscription_id if meta is not None else None
-        pending = self._pending.get(sub) if sub is not None else None
-        if pending is None or pending.request.method != "subscriptions/listen":
-            if sub is not None and self._gone.get(sub) is not None:
-                self._dropped_messages += 1
-                return None
+        if sub is None:
+            why = f"{method} without a subscriptionId names no open subscription (SUB-09)"
+            return InvalidMessage(error=_bad(why))
+        requests = self._requests
+        state = requests.state(sub)
+        if state in TERMINAL:
+            self._dropped_messages += 1  # after the listen ended (ours or the server's end)
+            return None
+        if state is State.UNKNOWN:
             return InvalidMessage(error=_bad(f"{method} for no open subscription (SUB-09)"))
         if method == "notifications/subscriptions/acknowledged":
-            if pending.honoured is not None:
-                return InvalidMessage(error=_bad(f"listen {sub!r} acknowledged twice (SUB-04)"))
-            pending.honoured = params.notifications
-            return SubscriptionAcknowledged(
-                id=pending.request.id, notifications=params.notifications
-            )
-        if pending.honoured is None:
-            return InvalidMessage(error=_bad(f"{method} before the acknowledgement (SUB-04)"))
-        if not matches_filter(method, params, pending.honoured):
-            return InvalidMessage(error=_bad(f"{method} was not asked for (SUB-02)"))
+            acked = requests.check(Move.ACK, sub, params.notifications, received=True)
+            if isinstance(acked, Refusal):  # twice, or not a listen (SUB-04)
+                return InvalidMessage(error=_refused(acked))
+            record, to = acked
+            assert record.listen is not None  # only a listen moves on an ack
+            record.honoured = narrowed(params.notifications, record.listen)  # SUB-07
+            requests.apply(record, to)
+            return SubscriptionAcknowledged(id=sub, notifications=record.honoured)
+        changed = requests.check(Move.CHANGE, sub, (method, params), received=True, what=method)
+        if isinstance(changed, Refusal):  # before the ack (SUB-04), not asked for (SUB-02)
+            return InvalidMessage(error=_refused(changed))
         return Notification(method=method, params=params, request_id=sub)
 
     def _on_progress(self, params: t.ProgressNotificationParams) -> Event | None:
-        id = self._by_token.get(params.progress_token)
-        pending = self._pending[id] if id is not None else None
-        if pending is not None and pending.request.method == "subscriptions/listen":
-            pending = None  # progress is request-scoped, never on a listen (SUB-15, edge 76)
-        last = pending.last_progress if pending is not None else None
-        if pending is None or (last is not None and not params.progress > last):
-            self._dropped_messages += 1  # unknown token or not increasing (PROG-05, PROG-06)
+        record = self._requests.by_token.get(params.progress_token)
+        checked = (
+            self._requests.check(Move.PROGRESS, record.id, params, received=True)
+            if record is not None
+            else None
+        )
+        if checked is None or isinstance(checked, Refusal):
+            # unknown token, on a listen, or not increasing (PROG-05, PROG-06, SUB-15)
+            self._dropped_messages += 1
             return None
-        pending.last_progress = params.progress
-        return Notification(method="notifications/progress", params=params, request_id=id)
+        record, _ = checked
+        record.last_progress = params.progress
+        return Notification(method="notifications/progress", params=params, request_id=record.id)
 
     def _on_close(self) -> ConnectionClosed:
-        subs = tuple(
-            i for i, p in self._pending.items() if p.request.method == "subscriptions/listen"
-        )
-        rest = tuple(i for i in self._pending if i not in subs)
+        live = self._requests.live.values()
+        subs = tuple(r.id for r in live if r.listen is not None)
+        rest = tuple(r.id for r in live if r.listen is None)
         return ConnectionClosed(in_flight=rest, subscriptions=subs)
 
     def _in_flight_count(self) -> int:
-        return len(self._pending) - self._listens
+        return self._requests.calls
 
     def _subscription_count(self) -> int:
-        return self._listens
+        return self._requests.listens

@@ -37,7 +37,9 @@ __all__ = [
     "LOG_RANK",
     "Guard",
     "GuardConfig",
+    "RECEIVED",
     "matches_filter",
+    "narrowed",
     "unasked",
 ]
 
@@ -92,6 +94,20 @@ def unasked(honoured: t.SubscriptionFilter, asked: t.SubscriptionFilter) -> str 
             return name
     extra = set(honoured.resource_subscriptions or ()) - set(asked.resource_subscriptions or ())
     return f"resourceSubscriptions {sorted(extra)}" if extra else None
+
+
+def narrowed(honoured: t.SubscriptionFilter, asked: t.SubscriptionFilter) -> t.SubscriptionFilter:
+    """``honoured`` without what ``asked`` did not hold: what a receiver keeps of an
+    acknowledgement that grants more than it asked for (SUB-06, SUB-07)."""
+    if unasked(honoured, asked) is None:
+        return honoured
+    flags = {
+        name: getattr(honoured, name) and getattr(asked, name)
+        for name in ("tools_list_changed", "prompts_list_changed", "resources_list_changed")
+    }
+    kept = set(asked.resource_subscriptions or ())
+    uris = [uri for uri in honoured.resource_subscriptions or () if uri in kept]
+    return attrs.evolve(honoured, resource_subscriptions=uris or None, **flags)
 
 
 # -- the guards ---------------------------------------------------------------
@@ -184,6 +200,15 @@ def change_in_filter(record: RequestRecord, change: Any, config: GuardConfig) ->
         return None
     return f"listen {record.id!r} did not ask for this {method}"
 
+
+#: the guards a receiver runs too.  The others stay the sender's duty: the client
+#: decodes a result by its method's class (result_type) and normalises cache fields
+#: (CACHE-06) rather than refusing them; it attributes log messages instead of judging
+#: their level (LOG-05); and it narrows an acknowledged filter to what it asked for
+#: (SUB-07, :func:`narrowed`) rather than refusing the acknowledgement.
+RECEIVED = frozenset(
+    {"mrtr_method", "mrtr_shape", "mrtr_declared", "progress_increases", "change_in_filter"}
+)
 
 #: guard name -> (the function, the rule it enforces)
 GUARDS: dict[str, tuple[Guard, str]] = {

@@ -27,7 +27,16 @@ from attrs import field, frozen
 
 from .. import types as t
 from .._errors import LocalProtocolError
-from ._guards import CHANGES, GUARDS, LOG_LEVELS, LOG_RANK, Guard, GuardConfig, matches_filter
+from ._guards import (
+    CHANGES,
+    GUARDS,
+    LOG_LEVELS,
+    LOG_RANK,
+    RECEIVED,
+    Guard,
+    GuardConfig,
+    matches_filter,
+)
 
 __all__ = [
     "CHANGES",
@@ -96,9 +105,13 @@ class Transition:
     guards: tuple[str, ...] = ()
     #: the guards' functions and rules, looked up once (the send path runs them)
     checks: tuple[tuple[Guard, str], ...] = field(init=False, eq=False, repr=False)
+    #: those of them a receiver runs (:data:`~mcp_proto._connection._guards.RECEIVED`)
+    received: tuple[tuple[Guard, str], ...] = field(init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         object.__setattr__(self, "checks", tuple(GUARDS[name] for name in self.guards))
+        received = tuple(GUARDS[name] for name in self.guards if name in RECEIVED)
+        object.__setattr__(self, "received", received)
 
 
 @frozen
@@ -198,7 +211,10 @@ class RequestRecord:
     """One live request: what either role tracks for it.
 
     ``listen`` holds the ``SubscriptionFilter`` a ``subscriptions/listen`` asked for
-    (``None`` for other methods); ``honoured`` the acknowledged one.
+    (``None`` for other methods); ``honoured`` the acknowledged one.  ``sent`` is the
+    requester's own copy of what it sent (the client's ``Request`` event), ``None`` on
+    the responder.  ``meta`` may be ``None`` (an extension request whose ``_meta`` the
+    client sends as a dict): no capabilities, token or log level then.
     """
 
     __slots__ = (
@@ -210,6 +226,7 @@ class RequestRecord:
         "log_rank",
         "method",
         "progress_token",
+        "sent",
         "state",
     )
 
@@ -217,20 +234,27 @@ class RequestRecord:
         self,
         id: t.RequestId,
         method: str,
-        meta: t.RequestMetaObject,
+        meta: t.RequestMetaObject | None,
         params: Any,
+        sent: Any = None,
     ) -> None:
         self.id = id
         self.method = method
-        self.capabilities = meta.client_capabilities
-        self.progress_token = meta.progress_token
-        self.log_rank = LOG_RANK[meta.log_level] if meta.log_level is not None else None
+        self.capabilities: t.ClientCapabilities | None = None
+        self.progress_token: t.ProgressToken | None = None
+        self.log_rank: int | None = None
+        if meta is not None:
+            self.capabilities = meta.client_capabilities
+            self.progress_token = meta.progress_token
+            if meta.log_level is not None:
+                self.log_rank = LOG_RANK[meta.log_level]
         self.last_progress: float | None = None
         self.listen: t.SubscriptionFilter | None = (
             params.notifications if params is not None else None
         )
         self.honoured: t.SubscriptionFilter | None = None
         self.state = State.LISTENING if self.listen is not None else State.OPEN
+        self.sent = sent
 
 
 #: the name this record had before the lifecycle was a table (``mcp_proto.InFlight``)
@@ -264,12 +288,6 @@ class Tombstones:
         return len(self._ids)
 
 
-def refuse(refusal: Refusal, id: t.RequestId | None, method: str, what: str) -> LocalProtocolError:
-    """The error a refused (not dropped) send raises."""
-    message = refusal.why.format(id=id, method=method, what=what)
-    return LocalProtocolError(message, rule=refusal.rule)
-
-
 def _missing(state: State, move: Move) -> Refusal:
     """A pair the table does not list: refused with the rule the move breaks."""
     why = f"{move.value} is not allowed on request {{id!r}}, which is {state.value}"
@@ -301,25 +319,52 @@ class RequestTracker:
         found = TRANSITIONS.get((state, move))
         return found if found is not None else _missing(state, move)
 
-    def step(
-        self, move: Move, id: t.RequestId, value: Any = None, *, what: str = ""
-    ) -> tuple[RequestRecord, State] | None:
-        """Check ``move`` on live request ``id``: its record and next state, or ``None``
-        when it is dropped.  Raises :class:`LocalProtocolError` naming the rule broken
-        (by the table or a guard).  Changes nothing: :meth:`apply` commits."""
+    def check(
+        self,
+        move: Move,
+        id: t.RequestId,
+        value: Any = None,
+        *,
+        received: bool = False,
+        what: str = "",
+    ) -> tuple[RequestRecord, State] | Refusal:
+        """What ``move`` on request ``id`` does: its record and next state, or the
+        :class:`Refusal` (the table's with its ``why`` filled in, or a failed guard's).
+        Changes nothing: :meth:`apply` commits.
+
+        ``received``: the move came from the peer, so only the guards a receiver acts
+        on run (:data:`~mcp_proto._connection._guards.RECEIVED`); the others are the
+        sender's duty.  ``what`` names the move in a refusal (its value by default).
+        """
         record = self.live.get(id)
         state = record.state if record is not None else self.gone.get(id) or State.UNKNOWN
         found = TRANSITIONS.get((state, move)) or _missing(state, move)
         if type(found) is Refusal:
             if found.drop:
-                return None
-            raise refuse(found, id, record.method if record else "", what or move.value)
+                return found
+            method = record.method if record is not None else ""
+            why = found.why.format(id=id, method=method, what=what or move.value)
+            return Refusal(found.rule, why)
         assert record is not None and type(found) is Transition  # only live states move on
-        for guard, rule in found.checks:
-            why = guard(record, value, self.config)
-            if why is not None:
-                raise LocalProtocolError(why, rule=rule)
+        for guard, rule in found.received if received else found.checks:
+            failed = guard(record, value, self.config)
+            if failed is not None:
+                return Refusal(rule, failed)
         return record, found.to
+
+    def step(
+        self, move: Move, id: t.RequestId, value: Any = None, *, what: str = ""
+    ) -> tuple[RequestRecord, State] | None:
+        """Check ``move`` on live request ``id`` before sending it: its record and next
+        state, or ``None`` when it is dropped.  Raises :class:`LocalProtocolError`
+        naming the rule broken (by the table or a guard).  Changes nothing:
+        :meth:`apply` commits."""
+        checked = self.check(move, id, value, what=what)
+        if not isinstance(checked, Refusal):
+            return checked
+        if checked.drop:
+            return None
+        raise LocalProtocolError(checked.why, rule=checked.rule)
 
     def open(self, record: RequestRecord) -> None:
         """Track a request just sent or received (``record.state`` is its first state)."""
