@@ -123,7 +123,7 @@ class StreamConnection:
 
     # -- output ------------------------------------------------------------
 
-    def send(self, event: Any) -> bytes:
+    def send(self, event: Event) -> bytes:
         """The bytes to write for ``event``: zero or more lines.
 
         Raises :class:`LocalProtocolError` when the event breaks a rule; the
@@ -138,7 +138,7 @@ class StreamConnection:
             commit()
         return data
 
-    def send_message(self, event: Any) -> list[dict[str, Any]]:
+    def send_message(self, event: Event) -> list[dict[str, Any]]:
         """Like :meth:`send`, but the messages as JSON values, one per message."""
         out, commit = self._prepare(event)
         if commit is not None:
@@ -156,7 +156,7 @@ class StreamConnection:
 
     # -- for the subclasses ------------------------------------------------
 
-    def _prepare(self, event: Any) -> tuple[list[dict[str, Any]], Commit | None]:
+    def _prepare(self, event: Event) -> tuple[list[dict[str, Any]], Commit | None]:
         """Check ``event`` and build its messages, changing no state.
 
         Returns the messages and the state change to apply once they have

@@ -164,7 +164,7 @@ class ClientConnection(StreamConnection):
 
     # -- sending ------------------------------------------------------------
 
-    def _prepare(self, event: Any) -> tuple[list[dict[str, Any]], Commit | None]:
+    def _prepare(self, event: Event) -> tuple[list[dict[str, Any]], Commit | None]:
         if isinstance(event, Request):
             return self._request(event)
         if isinstance(event, Notification):

@@ -314,7 +314,7 @@ class ServerConnection(StreamConnection):
 
     # -- sending ------------------------------------------------------------
 
-    def _prepare(self, event: Any) -> tuple[list[dict[str, Any]], Commit | None]:
+    def _prepare(self, event: Event) -> tuple[list[dict[str, Any]], Commit | None]:
         prepared = self._rules.prepare(event)
         if prepared is None:  # for a cancelled request: dropped (STDIO-13)
             self._dropped_sends += 1

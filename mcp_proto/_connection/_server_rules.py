@@ -25,7 +25,7 @@ from .. import types as t
 from .._codec import unstructure
 from .._errors import LocalProtocolError
 from ._base import Commit
-from ._events import ErrorResponse, InvalidMessage, Notification, Result
+from ._events import ErrorResponse, Event, InvalidMessage, Notification, Result
 from ._extensions import ExtensionRegistry
 from ._requests import CHANGES, Move, RequestRecord, RequestTracker, State, matches_filter
 
@@ -61,7 +61,7 @@ class ServerRules:
         self.extensions = extensions
         self.logging = logging
 
-    def prepare(self, event: Any) -> Prepared:
+    def prepare(self, event: Event) -> Prepared:
         if isinstance(event, Result):
             return self._result(event)
         if isinstance(event, ErrorResponse):
