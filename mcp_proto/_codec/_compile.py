@@ -55,11 +55,15 @@ _sources: dict[type, str] = {}
 def source_of(cls: type) -> str:
     """The generated structure and unstructure source for a model class (for debugging).
 
-    Raises ``TypeError`` for a type the codec does not support.
+    Raises ``TypeError`` for a type the codec does not support, or one it supports
+    that is not a class (``list[Tool]``, ``RequestId``).
     """
     unstructurer(cls)
     structurer(cls)
-    return _sources[cls]
+    try:
+        return _sources[cls]
+    except KeyError:  # a type the codec supports, but not a class: no source of its own
+        raise TypeError(f"{cls!r} is not a model class") from None
 
 
 def _check_expr(tp: Any) -> tuple[str, str] | None:
@@ -247,6 +251,7 @@ def _compile_class(cls: type) -> tuple[Fn, Fn]:
     """Write, exec and cache the structure/unstructure pair of an attrs class."""
     if cls in _sources:
         return _structurers[cls], _unstructurers[cls]  # type: ignore[return-value]
+    marks = [(cache, len(cache)) for cache in (_structurers, _unstructurers, _sources)]
     # Register placeholders first: recursive types refer to themselves.
     ns: dict[str, Any] = {
         "MISSING": "missing required field",
@@ -333,8 +338,16 @@ def _compile_class(cls: type) -> tuple[Fn, Fn]:
     _structurers[cls] = s_fn
     _unstructurers[cls] = u_fn
     # Nested functions are bound after registering this class, so recursion terminates.
-    for name, build, tp in pending:
-        ns[name] = build(tp)
+    try:
+        for name, build, tp in pending:
+            ns[name] = build(tp)
+    except Exception:
+        # An unsupported annotation (TypeError): forget what this call registered, the
+        # half-bound functions, so the next use raises the same error, not a NameError.
+        for cache, mark in marks:
+            for key in list(cache)[mark:]:
+                del cache[key]
+        raise
     return s_fn, u_fn
 
 
@@ -370,7 +383,11 @@ def _field_block(
 
 
 def _is_plain(tp: Any) -> bool:
-    """True when values of ``tp`` are JSON already (nothing to convert on the way out)."""
+    """True when values of ``tp`` are JSON already (nothing to convert on the way out).
+
+    Raises ``TypeError`` for an annotation the codec does not support (before the
+    class is registered: its structurer would refuse the same type).
+    """
     if _check_expr(tp) is not None:
         return True
     if attrs.has(tp):
@@ -380,7 +397,7 @@ def _is_plain(tp: Any) -> bool:
         return all(_is_plain(a) for a in get_args(tp)[-1:])
     if origin in (typing.Union, pytypes.UnionType):
         return all(_is_plain(a) for a in get_args(tp))
-    return False
+    raise TypeError(f"no unstructurer for {tp!r}")
 
 
 def _field_structure(f: attrs.Attribute[Any], tp: Any, pending: list[Any]) -> list[str]:

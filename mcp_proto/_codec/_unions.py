@@ -101,7 +101,9 @@ def union_structurer(tp: Any, structurer: Structurer) -> Fn:
     classes = [a for a in get_args(tp) if attrs.has(a)]
     arrays = [a for a in get_args(tp) if get_origin(a) in (Sequence, list)]
     others = [a for a in get_args(tp) if a not in classes and a not in arrays]
-    if len(arrays) > 1:
+    if len(arrays) > 1 or not (classes or arrays):
+        # Two array types cannot be told apart; a union of scalars and mappings alone
+        # would come back here (``_compile`` handles the unions of scalars it supports).
         raise TypeError(f"no structurer for {tp!r}")
     array_fn = structurer(arrays[0]) if arrays else None
     object_fn = _objects_structurer(classes, structurer) if classes else None
