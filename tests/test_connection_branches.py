@@ -27,6 +27,7 @@ from mcp_proto.lifecycle import (
 )
 
 from .test_connection import CAPS, META, feed, line, req
+from .test_connection_edges import TaskResult
 
 TASKS = "io.modelcontextprotocol/tasks"
 DECLARED = {**META, "io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS: {}}}}
@@ -37,13 +38,6 @@ SUB = "io.modelcontextprotocol/subscriptionId"
 class TaskParams:
     task_id: str = attrs.field(metadata={"wire": "taskId"})
     meta: t.RequestMetaObject | None = attrs.field(default=None, metadata={"wire": "_meta"})
-    extra: Any = attrs.field(factory=dict)
-
-
-@attrs.frozen(kw_only=True)
-class TaskResult:
-    result_type: str = attrs.field(default="task", metadata={"wire": "resultType"})
-    task_id: str = attrs.field(metadata={"wire": "taskId"})
     extra: Any = attrs.field(factory=dict)
 
 
