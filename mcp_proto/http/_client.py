@@ -388,8 +388,10 @@ class ClientExchange:
         return NEED_DATA
 
     def _lost(self, reason: str) -> None:
-        if not self.complete and self.post.request is not None and self._id is not None:
-            self._finish(RequestLost(id=self._id, request=self.post.request, reason=reason))
+        """End the request with :class:`RequestLost` (nothing if it ended already)."""
+        request = self.post.request
+        if request is not None:  # a notification has no request to lose
+            self._finish(RequestLost(id=request.id, request=request, reason=reason))
 
     def _too_large(self, what: str) -> None:
         """Abandon a body over the bound: drop what was kept, end the request, close."""

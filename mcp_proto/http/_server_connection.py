@@ -129,19 +129,23 @@ class HTTPServerConnection:
                 if self._broken or (wire.eof and (ex is None or ex.done)):
                     return ConnectionClosed()
                 return NEED_DATA
+            # Body bytes and END come only after a RequestHead, and the exchange it made
+            # is dropped only once the wire is back between requests, i.e. after END.
             if type(w) is bytes:
-                if ex is not None and self._fits(ex, len(w)):
+                assert ex is not None
+                if self._fits(ex, len(w)):
                     ex.receive_body(w)
             elif w is END:
-                if ex is not None:
-                    ex.end_of_body()
+                assert ex is not None
+                ex.end_of_body()
             elif isinstance(w, RequestHead):
                 self._settle()
                 self.exchange = ServerExchange(self.server, w.method, w.target, w.headers)
-            elif isinstance(w, WireError):  # answered once with its status, then closed
-                if self._broken or not wire.can_respond:
+            else:  # a WireError, the wire's last kind of event: answered once, then closed
+                assert isinstance(w, WireError)
+                self._broken = True  # the wire gives nothing more: closed from now on
+                if not wire.can_respond:  # a response was written already: just close
                     return ConnectionClosed()
-                self._broken = True
                 self._error = Reply(status=w.status, headers=_CLOSE)
                 return self._error
 
