@@ -5,7 +5,7 @@ Any layer may import this module; it must stay free of protocol knowledge.
 
 from __future__ import annotations
 
-__all__ = ["Sentinel"]
+__all__ = ["PAUSED", "Sentinel"]
 
 
 class Sentinel(type):
@@ -17,3 +17,13 @@ class Sentinel(type):
 
     def __repr__(cls) -> str:
         return cls.__name__
+
+
+class PAUSED(metaclass=Sentinel):
+    """Returned by a ``next_event`` that holds input it may not act on yet (h11's ``PAUSED``).
+
+    What ends the pause is the caller's next response: the HTTP/1.1 reader resumes once
+    the response to the request it read is complete; a server connection at its
+    ``max_in_flight`` resumes once one of its requests ends.  Until then every call
+    returns ``PAUSED`` again, and the bytes fed meanwhile wait, unread.
+    """

@@ -2,7 +2,7 @@
 
 * a handler whose result cannot be encoded gets -32603, and the server keeps serving;
 * a client that vanishes while a handler runs: the server still exits cleanly;
-* a saturated server still reads a cancellation queued behind requests that wait for it;
+* a request past ``max_in_flight`` is held and answered in turn; a cancellation is still read;
 * (asyncio) a handler that cancels its own subtask is answered, not taken for cancelled.
 """
 
@@ -68,14 +68,39 @@ def test_a_client_that_vanishes_mid_call_leaves_a_clean_exit(adapter: str) -> No
 
 
 @pytest.mark.parametrize("adapter", list(COMMANDS))
-def test_a_saturated_server_still_reads_a_cancellation(adapter: str) -> None:
-    env = {**os.environ, "PEER_MAX_IN_FLIGHT": "4"}  # saturated with one request in flight
+def test_a_request_past_max_in_flight_waits_its_turn_and_is_answered(adapter: str) -> None:
+    """The core holds it (PAUSED); the adapter resumes when the running request ends."""
+    env = {**os.environ, "PEER_MAX_IN_FLIGHT": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, *COMMANDS[adapter]],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    try:
+        sleep = line(1, "tools/call", {"name": "sleep", "arguments": {"seconds": 0.3}})
+        echo = line(2, "tools/call", {"name": "echo", "arguments": {"text": "held"}})
+        sent = sleep + echo + echo.replace(b'"id":2', b'"id":3')
+        out, _ = proc.communicate(sent, timeout=20)  # the end of input waits for the held too
+        answers = [orjson.loads(raw) for raw in out.splitlines()]
+        assert [a["id"] for a in answers] == [1, 2, 3]  # in turn, none refused
+        assert all("result" in a for a in answers), answers
+        assert answers[1]["result"]["content"][0]["text"] == "held"
+        assert proc.wait(20) == 0
+    finally:
+        proc.kill()
+
+
+@pytest.mark.parametrize("adapter", list(COMMANDS))
+def test_a_server_at_max_in_flight_still_reads_a_cancellation(adapter: str) -> None:
+    env = {**os.environ, "PEER_MAX_IN_FLIGHT": "1"}  # at the limit with one request in flight
     command = [sys.executable, *COMMANDS[adapter]]
     with Client.stdio(command, timeout=10, env=env, stderr=subprocess.DEVNULL) as client:
         client.call_tool("echo")  # up
         with pytest.raises(TimeoutError):  # the handler waits for its cancellation...
             client.call_tool("sleep", {"seconds": 60}, timeout=0.5)
-        start = time.monotonic()  # ...which the server must read although it is saturated
+        start = time.monotonic()  # ...which the server reads although it is at its limit
         assert client.discover().supported_versions == ["2026-07-28"]
         assert time.monotonic() - start < 5
 

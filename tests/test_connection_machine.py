@@ -45,6 +45,7 @@ def check_wire(data: bytes) -> None:
 def drain(conn: Any) -> list[Any]:
     out = []
     while (event := conn.next_event()) is not m.NEED_DATA:
+        assert event is not m.PAUSED  # the model keeps under max_in_flight
         out.append(event)
     return out
 

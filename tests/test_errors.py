@@ -338,8 +338,9 @@ SERVER_REFUSALS = {
         False,
     ),
     "a response": (b'{"jsonrpc":"2.0","id":1,"result":{}}\n', -32600, 400, False),
-    "over the in-flight limit": (
-        _request("tools/list", 1) + _request("tools/list", 2),
+    "over the subscription limit": (
+        _request("subscriptions/listen", 1, notifications={})
+        + _request("subscriptions/listen", 2, notifications={}),
         -32603,
         500,
         True,
@@ -351,7 +352,7 @@ SERVER_REFUSALS = {
 def test_a_server_refusal_is_a_value_with_its_status_hint(case: str) -> None:
     data, code, status, answered = SERVER_REFUSALS[case]
     caps = t.ServerCapabilities(tools=t.ServerCapabilitiesTools())
-    server = m.ServerConnection(capabilities=caps, max_in_flight=1)
+    server = m.ServerConnection(capabilities=caps, max_subscriptions=1)
     server.receive_data(data)
     event = server.next_event()
     while isinstance(event, m.Request):

@@ -46,14 +46,63 @@ def test_nesting_depth_limit_holds_and_spares_shallower_values() -> None:
     assert bad.reply.error.code == m.PARSE_ERROR and "deeper than 20" in bad.reply.error.message
 
 
-def test_in_flight_limit_holds_and_frees_up() -> None:
+LISTED = t.ListToolsResult(tools=[], ttl_ms=0, cache_scope="public")
+
+
+def test_in_flight_limit_pauses_and_resumes_when_a_request_ends() -> None:
+    """``max_in_flight``: one request more is held, not refused; nothing behind it is read."""
     srv = server(max_in_flight=2)
-    first, second, third = feed(srv, *(req(i, "tools/list") for i in (1, 2, 3)))
+    cancel = line({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                   "params": {"requestId": 1}})  # fmt: skip
+    first, second, paused = feed(srv, *(req(i, "tools/list") for i in (1, 2, 3)), cancel)
     assert isinstance(first, m.Request) and isinstance(second, m.Request)
-    assert third.reply.error.code == m.INTERNAL_ERROR and "limit 2" in third.reply.error.message
-    srv.send(m.Result(id=1, result=t.ListToolsResult(tools=[], ttl_ms=0, cache_scope="public")))
-    (fourth,) = feed(srv, req(4, "tools/list"))
-    assert isinstance(fourth, m.Request)
+    assert paused is m.PAUSED and srv.paused
+    assert srv.next_event() is m.PAUSED  # every call, until a request ends
+    assert srv.in_flight() == (1, 2)  # the held request is not in flight yet
+    srv.send(m.Result(id=2, result=LISTED))
+    assert not srv.paused
+    third, cancelled = feed(srv)
+    assert isinstance(third, m.Request) and third.id == 3
+    assert isinstance(cancelled, m.Cancelled) and cancelled.id == 1  # read once resumed
+    assert feed(srv) == []
+
+
+def test_base06_a_duplicate_id_is_refused_at_once_even_at_the_limit() -> None:
+    """Only a request the connection could admit is held: a duplicate is refused first."""
+    srv = server(max_in_flight=1)
+    first, duplicate, paused = feed(
+        srv, req(1, "tools/list"), req(1, "tools/list"), req(2, "tools/list")
+    )
+    assert isinstance(first, m.Request)
+    assert duplicate.reply.error.code == m.INVALID_REQUEST and paused is m.PAUSED
+
+
+def test_a_paused_connection_closes_only_after_its_held_request() -> None:
+    srv = server(max_in_flight=1)
+    first, paused = feed(srv, req(1, "tools/list"), req(2, "tools/list"))
+    assert isinstance(first, m.Request) and paused is m.PAUSED
+    srv.receive_data(b"")  # the input ends while paused
+    assert srv.next_event() is m.PAUSED
+    srv.send(m.Result(id=1, result=LISTED))
+    second, closed = feed(srv)
+    assert isinstance(second, m.Request) and second.id == 2
+    assert isinstance(closed, m.ConnectionClosed) and closed.in_flight == (2,)
+
+
+def test_whole_messages_pause_too() -> None:
+    srv = server(max_in_flight=1)
+    for i in (1, 2, 3):
+        srv.receive_message(orjson.loads(req(i, "tools/list")))
+    first, paused = feed(srv)
+    assert isinstance(first, m.Request) and paused is m.PAUSED
+    srv.send(m.ErrorResponse(id=1, error=t.Error(code=-32603, message="x")))
+    second, paused = feed(srv)
+    assert second.id == 2 and paused is m.PAUSED
+
+
+def test_max_in_flight_must_admit_a_request() -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        server(max_in_flight=0)
 
 
 def test_subscription_limit_holds_and_does_not_count_calls() -> None:

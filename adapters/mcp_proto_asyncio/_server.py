@@ -17,7 +17,6 @@ from typing import Any
 import mcp_proto as m
 from mcp_proto import types as t
 from mcp_proto_runtime import (
-    SATURATION_PAUSE,
     AsyncServerSettings,
     Handlers,
     RequestContext,
@@ -142,13 +141,6 @@ class _Session:
                 await self.writer.wait_closed()  # flushes what is still buffered
 
     async def _step(self, reader: asyncio.StreamReader, tasks: asyncio.TaskGroup) -> bool:
-        while self.conn.saturated:  # backpressure: read no more while requests end...
-            self.slot_freed.clear()
-            try:
-                async with asyncio.timeout(SATURATION_PAUSE):
-                    await self.slot_freed.wait()
-            except TimeoutError:
-                break  # ...but none ended for a while: read on, a cancel may be waiting
         chunk = await reader.read(_CHUNK)
         self.conn.receive_data(chunk)
         while True:
@@ -159,6 +151,13 @@ class _Session:
                 return False
             if event is m.NEED_DATA:
                 return bool(chunk)
+            if event is m.PAUSED:  # backpressure: read no more until a request ends
+                if not self.tasks:
+                    server_log.error("paused with no handler running: nothing can resume it")
+                    return False
+                self.slot_freed.clear()  # no await since next_event: no request ended since
+                await self.slot_freed.wait()
+                continue
             if isinstance(event, m.ConnectionClosed):
                 return False
             if isinstance(event, m.Request):

@@ -8,7 +8,7 @@ Owns what sits between the sans-I/O core and an event loop, decided once for
   the answer to what a handler returned or raised (:func:`answer`,
   :func:`default_answer`), :class:`McpError`, the servers' settings
   (:class:`ServerSettings`: budgets, timeouts) and timing policy
-  (:data:`SATURATION_PAUSE`, :data:`LINGER_TIME`, :class:`ClientClock`);
+  (:data:`LINGER_TIME`, :class:`ClientClock`);
 * ``_fanout``: change-notification fan-out (:class:`Outbox`, :class:`AsyncChanges`,
   :data:`FANOUT_QUEUE`, :data:`FANOUT_TIMEOUT`);
 * ``_client``: what a client does around one call (:func:`build_request`,
@@ -52,7 +52,6 @@ from ._log import client_log, server_log
 from ._server import (
     LINGER_BYTES,
     LINGER_TIME,
-    SATURATION_PAUSE,
     SEND_REFUSED,
     AsyncHandlerContext,
     AsyncServerSettings,
@@ -92,7 +91,6 @@ __all__ = [
     "AsyncServerSettings",
     "ClientClock",
     "read_timeout",
-    "SATURATION_PAUSE",
     "LINGER_TIME",
     "LINGER_BYTES",
     # change-notification fan-out (_fanout)

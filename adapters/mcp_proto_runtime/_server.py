@@ -49,7 +49,6 @@ __all__ = [
     "AsyncServerSettings",
     "LINGER_BYTES",
     "LINGER_TIME",
-    "SATURATION_PAUSE",
     "SEND_REFUSED",
     "AsyncHandlerContext",
     "ClientClock",
@@ -70,9 +69,6 @@ __all__ = [
 H = TypeVar("H", bound=Callable[..., Any])
 #: what ``send`` raises for an answer it will not write: adapters send ``internal_error`` then
 SEND_REFUSED = (LocalProtocolError, EncodeError)
-#: seconds a saturated adapter waits for a request to end before it reads anyway, so that
-#: a cancellation or the end of input behind requests that wait for it is still seen
-SATURATION_PAUSE = 1.0
 #: lingering close: after the last response of a connection that closes, an HTTP adapter
 #: shuts its write side and reads and drops what the client still sends, for at most
 #: LINGER_TIME seconds and LINGER_BYTES bytes, so the client reads the response instead of

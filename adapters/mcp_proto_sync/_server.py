@@ -17,7 +17,6 @@ from typing import Any, BinaryIO
 import mcp_proto as m
 from mcp_proto import types as t
 from mcp_proto_runtime import (
-    SATURATION_PAUSE,
     Handlers,
     Offer,
     Outbox,
@@ -265,25 +264,45 @@ class _Session:
             pool.close()
 
     def _step(self, rfile: BinaryIO, pool: _Workers) -> bool:
-        with self.slot_freed:  # backpressure: read no more while requests end...
-            if self.conn.saturated:
-                self.waiting = True
-                while self.conn.saturated:
-                    if not self.slot_freed.wait(SATURATION_PAUSE):
-                        break  # ...but none ended for a while: read on, a cancel may be waiting
-                self.waiting = False
         chunk = _read_some(rfile)
-        events = []
         with self.lock:
             self.conn.receive_data(chunk)
-            try:
-                while (event := self.conn.next_event()) is not m.NEED_DATA:
-                    events.append(event)
-                    if isinstance(event, m.ConnectionClosed):
-                        break  # it would be returned again on every call
-            except m.RemoteProtocolError as e:
-                server_log.error("input framing lost: %s", e)
+        while True:
+            events: list[Any] = []
+            with self.lock:
+                try:
+                    while (event := self.conn.next_event()) is not m.NEED_DATA:
+                        if event is m.PAUSED:
+                            break
+                        events.append(event)
+                        if isinstance(event, m.ConnectionClosed):
+                            break  # it would be returned again on every call
+                except m.RemoteProtocolError as e:
+                    server_log.error("input framing lost: %s", e)
+                    return False
+            if not self._dispatch(events, pool):
                 return False
+            if event is not m.PAUSED:
+                return bool(chunk)
+            if not self._wait_for_room():
+                server_log.error("paused with no handler running: nothing can resume it")
+                return False
+
+    def _wait_for_room(self) -> bool:
+        """Backpressure: read no more until a request ends; false if none can end."""
+        with self.slot_freed:  # self.lock: what the connection is guarded by
+            self.waiting = True  # set before looking, so a handler that ends after wakes us
+            try:
+                while self.conn.paused:
+                    if not self.contexts:
+                        return False
+                    self.slot_freed.wait()
+            finally:
+                self.waiting = False
+        return True
+
+    def _dispatch(self, events: list[Any], pool: _Workers) -> bool:
+        """Act on ``events``; false once the input is over."""
         for event in events:
             if isinstance(event, m.Request):
                 if self.server.handlers.find(event.method) is None:
@@ -300,7 +319,7 @@ class _Session:
                 self.emit(event)
             elif isinstance(event, m.ConnectionClosed):
                 return False
-        return bool(chunk)
+        return True
 
     def _handle(self, ctx: Context) -> None:
         try:

@@ -23,7 +23,6 @@ import trio
 import mcp_proto as m
 from mcp_proto import types as t
 from mcp_proto_runtime import (
-    SATURATION_PAUSE,
     AsyncServerSettings,
     Handlers,
     RequestContext,
@@ -282,11 +281,6 @@ class _Session:
             nursery.cancel_scope.cancel()
 
     async def _step(self, nursery: trio.Nursery) -> bool:
-        while self.conn.saturated:  # backpressure: read no more while requests end...
-            with trio.move_on_after(SATURATION_PAUSE) as paused:
-                await self.slot_freed.park()
-            if paused.cancelled_caught:
-                break  # ...but none ended for a while: read on, a cancel may be waiting
         chunk = await self.link.receive()
         self.conn.receive_data(chunk)
         while True:
@@ -297,6 +291,12 @@ class _Session:
                 return False
             if event is m.NEED_DATA:
                 return bool(chunk)
+            if event is m.PAUSED:  # backpressure: read no more until a request ends
+                if not self.contexts:
+                    server_log.error("paused with no handler running: nothing can resume it")
+                    return False
+                await self.slot_freed.park()
+                continue
             if isinstance(event, m.ConnectionClosed):
                 return False
             if isinstance(event, m.Request):

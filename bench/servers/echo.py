@@ -125,7 +125,9 @@ def floor(kind: str) -> None:
                     return
                 conn.receive_data(chunk)
                 while (event := conn.next_event()) is not m.NEED_DATA:
-                    if isinstance(event, m.Request):
+                    if event is m.PAUSED:  # max_in_flight: let the started handlers answer
+                        await trio.sleep(0)
+                    elif isinstance(event, m.Request):
                         nursery.start_soon(handle, event)
 
     trio.run(main)

@@ -24,6 +24,7 @@ from ._capabilities import (
 from ._client import DEFAULT_CLIENT_INFO, ClientConnection
 from ._events import (
     NEED_DATA,
+    PAUSED,
     Cancelled,
     ConnectionClosed,
     ErrorResponse,
@@ -89,6 +90,7 @@ __all__ = [
     "LOG_LEVELS",
     "NEED_DATA",
     "Notification",
+    "PAUSED",
     "Request",
     "Result",
     "ServerConnection",

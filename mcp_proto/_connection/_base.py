@@ -3,7 +3,8 @@
 Input comes either as bytes of a newline-delimited stream (``receive_data``)
 or as whole messages from a transport that frames them itself
 (``receive_message``).  ``next_event`` hands out one event at a time, or
-:data:`NEED_DATA`.  Output is returned, never buffered: ``send(event)`` gives
+:data:`NEED_DATA`, or :data:`PAUSED` while it holds a message it may not act on
+yet (a server at its ``max_in_flight``).  Output is returned, never buffered: ``send(event)`` gives
 the bytes to write and ``send_message(event)`` the same messages as JSON
 values.
 """
@@ -19,7 +20,7 @@ from attrs import frozen
 
 from .._codec import DEFAULT_MAX_DEPTH, Message, loads, message_from_json, unstructure
 from .._errors import DecodeError, EncodeError, RemoteProtocolError
-from ._events import NEED_DATA, ConnectionClosed, Event
+from ._events import NEED_DATA, PAUSED, ConnectionClosed, Event
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE, LineBuffer
 from ._requests import Tombstones
 
@@ -57,6 +58,8 @@ class StreamConnection:
         self._error: RemoteProtocolError | None = None
         self._closed: ConnectionClosed | None = None
         self._gone = Tombstones(tombstones)
+        #: a decoded message ``_on_message`` paused on: acted on first once it may be
+        self._held: Message | None = None
         self._dropped_sends = 0
         self._dropped_messages = 0
 
@@ -80,16 +83,27 @@ class StreamConnection:
             raise RuntimeError("received a message after the end of input")
         self._inbox.append(message)
 
-    def next_event(self) -> Event | type[NEED_DATA]:
+    def next_event(self) -> Event | type[NEED_DATA] | type[PAUSED]:
         """The next event, or :data:`NEED_DATA` when more input is needed.
 
-        After the end of input (and once every buffered message has been
-        handed out) it returns :class:`ConnectionClosed`, every time it is
-        called.  Raises :class:`RemoteProtocolError` when the framing is lost,
-        and keeps raising it.
+        :data:`PAUSED`: the next message may not be acted on yet (a request past a
+        server's ``max_in_flight``); the caller ends a request first (sends its
+        response), then calls again.  Until then every call returns ``PAUSED``, and
+        nothing behind the held message is read.  After the end of input (and once
+        every buffered message has been handed out) it returns
+        :class:`ConnectionClosed`, every time it is called.  Raises
+        :class:`RemoteProtocolError` when the framing is lost, and keeps raising it.
         """
         if self._error is not None:
             raise self._error
+        held = self._held
+        if held is not None:
+            event = self._on_message(held)
+            if event is PAUSED:
+                return PAUSED
+            self._held = None
+            if event is not None:
+                return event
         while True:
             if self._inbox:
                 item = self._inbox.popleft()
@@ -109,7 +123,7 @@ class StreamConnection:
             if event is not None:
                 return event
 
-    def _handle_item(self, item: Any) -> Event | None:
+    def _handle_item(self, item: Any) -> Event | type[PAUSED] | None:
         obj: Any = item
         try:
             if isinstance(item, bytes | bytearray | memoryview | str):
@@ -119,7 +133,10 @@ class StreamConnection:
             message = message_from_json(obj)
         except DecodeError as e:
             return self._on_invalid(e, obj)
-        return self._on_message(message)
+        event = self._on_message(message)
+        if event is PAUSED:
+            self._held = message  # decoded once; admitted when a request ends
+        return event
 
     # -- output ------------------------------------------------------------
 
@@ -164,7 +181,9 @@ class StreamConnection:
         """
         raise NotImplementedError
 
-    def _on_message(self, message: Message) -> Event | None:
+    def _on_message(self, message: Message) -> Event | type[PAUSED] | None:
+        """The event for ``message``; ``None`` for one dropped; :data:`PAUSED` to hold it
+        (it is offered again, whole, on the next call of :meth:`next_event`)."""
         raise NotImplementedError
 
     def _on_invalid(self, error: DecodeError, obj: Any) -> Event | None:

@@ -18,10 +18,11 @@ from attrs import frozen
 
 from .. import types as t
 from .._errors import INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND
-from .._util import Sentinel
+from .._util import PAUSED, Sentinel
 
 __all__ = [
     "NEED_DATA",
+    "PAUSED",
     "Cancelled",
     "ConnectionClosed",
     "ErrorResponse",

@@ -42,7 +42,15 @@ from .._errors import (
 )
 from ._base import Commit, StreamConnection
 from ._capabilities import has_capability
-from ._events import Cancelled, ConnectionClosed, Event, InvalidMessage, Notification, Request
+from ._events import (
+    PAUSED,
+    Cancelled,
+    ConnectionClosed,
+    Event,
+    InvalidMessage,
+    Notification,
+    Request,
+)
 from ._extensions import Extension, ExtensionRegistry
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
 from ._guards import GuardConfig
@@ -85,9 +93,12 @@ class ServerConnection(StreamConnection):
     for ``tools/call`` when ``tools`` is not offered is ``-32601``.
     ``server_info`` is stamped into every result's ``_meta`` unless
     ``stamp_server_info`` is false (META-11).  ``cache_hints`` (``ttlMs``,
-    ``cacheScope``) go into :meth:`discover_result`.  ``max_in_flight`` and
-    ``max_subscriptions`` bound what a client can open; ``tombstones`` bounds
-    the memory of finished and cancelled ids.
+    ``cacheScope``) go into :meth:`discover_result`.  ``max_in_flight`` bounds
+    the requests in flight: one more is held and :meth:`next_event` returns
+    :data:`PAUSED` until a request ends (:attr:`paused`).  ``max_subscriptions``
+    bounds the open listens: one more is refused (``-32603``), since listens end
+    only when cancelled.  ``tombstones`` bounds the memory of finished and
+    cancelled ids.
     """
 
     def __init__(
@@ -115,6 +126,8 @@ class ServerConnection(StreamConnection):
         self.instructions = instructions
         self.cache_hints = cache_hints
         self.extensions = ExtensionRegistry(extensions, self.capabilities.extensions or {})
+        if max_in_flight < 1:
+            raise ValueError(f"max_in_flight must be at least 1, not {max_in_flight}")
         self.max_in_flight = max_in_flight
         self.max_subscriptions = max_subscriptions
         self._caps_json = unstructure(self.capabilities)
@@ -172,16 +185,16 @@ class ServerConnection(StreamConnection):
         return tuple(r.id for r in self._requests.live.values() if r.listen is not None)
 
     @property
-    def saturated(self) -> bool:
-        """True while a quarter of ``max_in_flight`` or more requests are in flight.
+    def paused(self) -> bool:
+        """True while :meth:`next_event` returns :data:`PAUSED`.
 
-        Adapters stop reading input while it holds, so that a client that
-        pipelines many requests is slowed down by TCP or pipe backpressure
-        instead of being refused: the bytes already read (at most one read's
-        worth) still fit under ``max_in_flight``, which stays the hard bound
-        for hostile input.  Open subscriptions do not count.
+        That is: a request arrived while ``max_in_flight`` requests were in flight
+        (open subscriptions do not count), and none has ended since.  The request
+        is held, not refused, and nothing behind it is read, so a client that
+        pipelines many requests is slowed by pipe or TCP backpressure as its
+        reader stops; the connection resumes when one of its requests ends.
         """
-        return self._in_flight_count() * 4 >= self.max_in_flight
+        return self._held is not None and self._requests.calls >= self.max_in_flight
 
     def request_info(self, id: t.RequestId) -> RequestRecord | None:
         """What the connection tracks for in-flight request ``id``."""
@@ -212,7 +225,7 @@ class ServerConnection(StreamConnection):
         status = refusal_status(code) if http_status is None else http_status
         return _refusal(t.Error(code=code, message=message, data=data), id, status)
 
-    def _on_message(self, message: Message) -> Event | None:
+    def _on_message(self, message: Message) -> Event | type[PAUSED] | None:
         msg: Any = message
         method = getattr(msg, "method", None)
         if method is None:  # a response: clients do not send them (PAT-03)
@@ -227,7 +240,9 @@ class ServerConnection(StreamConnection):
         params = msg.params
         return self._admit(id, method, params, params.meta, info.server_capability)
 
-    def _on_other_request(self, message: Any, method: str, id: t.RequestId) -> Event:
+    def _on_other_request(
+        self, message: Any, method: str, id: t.RequestId
+    ) -> Event | type[PAUSED]:
         known = METHODS.get(method)
         if known is not None and known.kind is Kind.NOTIFICATION:  # not acted on (edge case 20)
             return self._refuse(INVALID_REQUEST, f"{method} is a notification (BASE-18)", id)
@@ -268,7 +283,7 @@ class ServerConnection(StreamConnection):
         capability: tuple[str, ...] | None,
         *,
         checked: bool = False,
-    ) -> Event:
+    ) -> Event | type[PAUSED]:
         if not checked:
             refused = self._check_version(meta, id)
             if refused is not None:
@@ -286,8 +301,7 @@ class ServerConnection(StreamConnection):
             message = f"too many open subscriptions (limit {self.max_subscriptions})"
             return self._refuse(INTERNAL_ERROR, message, id, http_status=500)
         if requests.calls >= self.max_in_flight and not listen:
-            message = f"too many requests in flight (limit {self.max_in_flight})"
-            return self._refuse(INTERNAL_ERROR, message, id, http_status=500)
+            return PAUSED  # held until a request ends: backpressure, not a refusal
         assert meta is not None
         requests.open(RequestRecord(id, method, meta, params if listen else None))
         return Request(id=id, method=method, params=params)

@@ -38,7 +38,7 @@ from typing import TypeAlias
 from attrs import frozen
 
 from .._errors import LocalProtocolError
-from .._util import Sentinel
+from .._util import PAUSED, Sentinel
 from ._headers import Headers
 
 __all__ = ["END", "PAUSED", "RequestHead", "ServerWire", "WireError"]
@@ -91,10 +91,6 @@ class _Write(Enum):
 
 class END(metaclass=Sentinel):
     """The request body is complete."""
-
-
-class PAUSED(metaclass=Sentinel):
-    """A request is complete and its response is not: later bytes wait."""
 
 
 @frozen(kw_only=True)

@@ -6,6 +6,7 @@ from typing import Any, cast
 
 from .._connection import (
     NEED_DATA,
+    PAUSED,
     ClientConnection,
     ConnectionClosed,
     Event,
@@ -19,13 +20,15 @@ __all__ = ["ConnectionPair", "drain"]
 
 
 def drain(conn: StreamConnection) -> list[Event]:
-    """Every event ``conn`` has ready, up to :data:`NEED_DATA` or ``ConnectionClosed``.
+    """Every event ``conn`` has ready, up to :data:`NEED_DATA`, :data:`PAUSED` or
+    ``ConnectionClosed``.
 
-    ``ConnectionClosed`` is included once, as the last event.  A
-    ``RemoteProtocolError`` (lost framing) propagates.
+    ``ConnectionClosed`` is included once, as the last event; ``PAUSED`` is not
+    included (drain again once a request has ended).  A ``RemoteProtocolError``
+    (lost framing) propagates.
     """
     out: list[Event] = []
-    while (event := conn.next_event()) is not NEED_DATA:
+    while (event := conn.next_event()) is not NEED_DATA and event is not PAUSED:
         out.append(cast(Event, event))
         if isinstance(event, ConnectionClosed):
             break

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from .._connection import NEED_DATA, ConnectionClosed, Event
+from .._connection import NEED_DATA, PAUSED, ConnectionClosed, Event
 from ._steps import Close, Expect, Send, Step, assert_matches, describe
 from ._trace import Sender, Trace, other_side
 
@@ -126,7 +126,7 @@ class ScriptedPeer:
             for chunk in chunks:
                 conn.receive_data(chunk)
             produced = False
-            while (event := conn.next_event()) is not NEED_DATA:
+            while (event := conn.next_event()) is not NEED_DATA and event is not PAUSED:
                 seen.append(event)
                 produced = True
                 for answer in (respond(event) if respond is not None else None) or ():
