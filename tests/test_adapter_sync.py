@@ -118,3 +118,12 @@ def test_stdio15_server_exits_when_stdin_closes() -> None:
     client = spawn()
     assert client.call_tool("echo", {"text": "x"}).content[0].text == "x"
     assert client.close() == 0
+
+
+def test_max_workers_is_the_old_name_of_max_concurrency() -> None:
+    """The three servers take ``max_concurrency``; the blocking one's old keyword still works."""
+    from mcp_proto_sync import Server
+
+    assert Server().max_concurrency == 16 and Server(max_concurrency=3).max_concurrency == 3
+    with pytest.warns(DeprecationWarning, match="max_concurrency"):
+        assert Server(max_workers=5).max_concurrency == 5

@@ -15,16 +15,20 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import mcp_proto as m
-from mcp_proto import types as t
 from mcp_proto_runtime import (
     AsyncServerSettings,
+    CancelHandler,
     Handlers,
     RequestContext,
-    default_answer,
+    ResumeReading,
+    RunHandler,
+    ServerSession,
+    Stop,
+    Write,
     server_log,
 )
 
-from ._handlers import Changes, Context, Handler, run_handler
+from ._handlers import Changes, Context, Handler
 from ._http import serve_http
 
 __all__ = ["Server"]
@@ -105,80 +109,131 @@ class Server(AsyncServerSettings[Handler]):
 
 
 class _Session:
+    """One stream: the I/O of its :class:`~mcp_proto_runtime.ServerSession`.
+
+    The reader task carries out the session's actions; each handler runs in a task of
+    the session's ``TaskGroup``, which carries out what its end asks (its answer, the
+    next queued request).
+    """
+
     def __init__(self, server: Server, writer: asyncio.StreamWriter) -> None:
         self.server = server
-        self.conn = server.connection()
+        self.session: ServerSession[Handler, Context] = ServerSession(
+            server, self._context, max_concurrency=server.max_concurrency
+        )
+        self.conn = self.session.conn
         self.writer = writer
-        self.tasks: dict[t.RequestId, asyncio.Task[None]] = {}
-        self.slots = asyncio.Semaphore(server.max_concurrency)
-        self.slot_freed = asyncio.Event()
+        self.tasks: dict[RunHandler[Handler, Context], asyncio.Task[None]] = {}
+        self.resumed = asyncio.Event()  # a paused reader waits on it
+        self.idle = asyncio.Event()  # set when the last handler ends
         self.changes = Changes(server, "a stdio stream")
 
-    async def emit(self, event: Any) -> None:
-        data = self.conn.send(event)
+    def _context(self, core: RequestContext) -> Context:
+        return Context(core, self)
+
+    async def emit(self, event: m.Notification | m.Result) -> None:
+        data = self.session.send(event)
         if data:
             self.writer.write(data)
             await self.writer.drain()
 
+    async def _write(self, data: bytes) -> None:
+        try:
+            self.writer.write(data)
+            await self.writer.drain()
+        except OSError as e:  # the client went away (a ConnectionError, a closed pipe)
+            self._gone(f"a write failed: {e!r}")
+
+    def _gone(self, reason: str) -> None:
+        for cancel in self.session.write_failed(reason):
+            self._cancel(cancel.run)
+        self.resumed.set()
+
+    def _cancel(self, run: RunHandler[Handler, Context]) -> None:
+        task = self.tasks.get(run)
+        if task is not None:
+            task.cancel()
+
     async def _write_changes(self) -> None:
-        with contextlib.suppress(OSError):  # the client went away: the reader sees the end
-            await self.changes.write_stream(self.conn, self.emit)
+        try:
+            await self.changes.write_stream(self.conn, self.emit)  # until the client is gone
+        except OSError as e:
+            self._gone(f"a change notification could not be written: {e!r}")
 
     async def run(self, reader: asyncio.StreamReader) -> None:
+        session = self.session
         try:
-            async with asyncio.TaskGroup() as tasks:
-                writing = tasks.create_task(self._write_changes())
-                while await self._step(reader, tasks):
-                    pass
-                if self.tasks:  # the input ended: let what was received finish
-                    pending = list(self.tasks.values())
-                    await asyncio.wait(pending, timeout=self.server.shutdown_grace)
-                for task in (*self.tasks.values(), writing):
-                    task.cancel()
+            async with asyncio.TaskGroup() as group:
+                self.group = group
+                writing = group.create_task(self._write_changes())
+                while True:
+                    action = session.next_action()
+                    if action is m.NEED_DATA:
+                        session.receive_data(await reader.read(_CHUNK))
+                    elif isinstance(action, RunHandler):
+                        self._start(action)
+                    elif isinstance(action, Write):
+                        await self._write(action.data)
+                    elif isinstance(action, CancelHandler):
+                        self._cancel(action.run)
+                    elif action is m.PAUSED:  # backpressure: read no more until a request ends
+                        self.resumed.clear()  # no await since next_action: none ended since
+                        await self.resumed.wait()
+                    elif isinstance(action, Stop):
+                        await self._wait_idle(action.grace)
+                        break
+                for cancel in session.stop_now():
+                    self._cancel(cancel.run)
+                writing.cancel()
         finally:
             self.writer.close()
-            with contextlib.suppress(ConnectionError):
+            with contextlib.suppress(ConnectionError):  # the client is gone: nothing to flush
                 await self.writer.wait_closed()  # flushes what is still buffered
 
-    async def _step(self, reader: asyncio.StreamReader, tasks: asyncio.TaskGroup) -> bool:
-        chunk = await reader.read(_CHUNK)
-        self.conn.receive_data(chunk)
-        while True:
-            try:
-                event = self.conn.next_event()
-            except m.RemoteProtocolError as e:
-                server_log.error("input framing lost: %s", e)
-                return False
-            if event is m.NEED_DATA:
-                return bool(chunk)
-            if event is m.PAUSED:  # backpressure: read no more until a request ends
-                if not self.tasks:
-                    server_log.error("paused with no handler running: nothing can resume it")
-                    return False
-                self.slot_freed.clear()  # no await since next_event: no request ended since
-                await self.slot_freed.wait()
-                continue
-            if isinstance(event, m.ConnectionClosed):
-                return False
-            if isinstance(event, m.Request):
-                if self.server.handlers.find(event.method) is None:
-                    await self.emit(default_answer(self.conn, event))
-                    continue
-                ctx = Context(RequestContext(event), self)
-                self.tasks[event.id] = tasks.create_task(self._handle(ctx))
-            elif isinstance(event, m.Cancelled):
-                task = self.tasks.get(event.id)
-                if task is not None:
-                    task.cancel()
-            elif isinstance(event, m.InvalidMessage):
-                await self.emit(event)
-
-    async def _handle(self, ctx: Context) -> None:
+    async def _wait_idle(self, grace: float) -> None:
+        """The input ended: let what was received finish, for ``grace`` seconds at most."""
+        if self.session.idle:
+            return
+        self.idle.clear()
         try:
-            async with self.slots:
-                await run_handler(self.server, ctx, self.emit, self.conn.cache_hints)
-        except OSError:
-            pass  # the client went away while we answered: the reader sees the end
+            await asyncio.wait_for(self.idle.wait(), grace)
+        except TimeoutError:
+            server_log.debug("shutdown grace over: cancelling %d handlers", len(self.tasks))
+
+    def _start(self, run: RunHandler[Handler, Context]) -> None:
+        self.tasks[run] = self.group.create_task(self._handle(run))
+
+    async def _handle(self, run: RunHandler[Handler, Context]) -> None:
+        session = self.session
+        try:
+            value = await run.handler(run.context, run.request.params)
+        except asyncio.CancelledError as e:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():  # the client's, or the stream's end
+                self._carry_out(session.handler_cancelled(run))
+                raise
+            actions = session.handler_done(run, error=e)  # the handler's own subtask's
+        except Exception as e:
+            actions = session.handler_done(run, error=e)
+        else:
+            actions = session.handler_done(run, value)
         finally:
-            self.tasks.pop(ctx.request.id, None)
-            self.slot_freed.set()
+            del self.tasks[run]
+        for data in self._carry_out(actions):
+            await self._write(data)
+
+    def _carry_out(
+        self, actions: list[Write | RunHandler[Handler, Context] | ResumeReading]
+    ) -> list[bytes]:
+        """Start the next queued request, wake the reader; the bytes left to write."""
+        writes = []
+        for action in actions:
+            if isinstance(action, Write):
+                writes.append(action.data)
+            elif isinstance(action, RunHandler):
+                self._start(action)
+            else:
+                self.resumed.set()
+        if self.session.idle:
+            self.idle.set()
+        return writes

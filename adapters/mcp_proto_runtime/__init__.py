@@ -9,6 +9,10 @@ Owns what sits between the sans-I/O core and an event loop, decided once for
   :func:`default_answer`), :class:`McpError`, the servers' settings
   (:class:`ServerSettings`: budgets, timeouts) and timing policy
   (:data:`LINGER_TIME`, :class:`ClientClock`);
+* ``_session``: one stdio stream's server side with no I/O (:class:`ServerSession`):
+  the core's events in, actions out (:class:`Write`, :class:`RunHandler`,
+  :class:`CancelHandler`, :class:`ResumeReading`, :class:`Stop`), so that an adapter
+  only reads, writes, spawns, cancels and waits;
 * ``_fanout``: change-notification fan-out (:class:`Outbox`, :class:`AsyncChanges`,
   :data:`FANOUT_QUEUE`, :data:`FANOUT_TIMEOUT`);
 * ``_client``: what a client does around one call (:func:`build_request`,
@@ -69,6 +73,16 @@ from ._server import (
     read_timeout,
     unknown_tool,
 )
+from ._session import (
+    RESUME_READING,
+    Action,
+    CancelHandler,
+    ResumeReading,
+    RunHandler,
+    ServerSession,
+    Stop,
+    Write,
+)
 
 __all__ = [
     "client_log",
@@ -86,6 +100,15 @@ __all__ = [
     "internal_error",
     "unknown_tool",
     "SEND_REFUSED",
+    # one stdio stream's server side, actions out (_session)
+    "ServerSession",
+    "Action",
+    "Write",
+    "RunHandler",
+    "CancelHandler",
+    "ResumeReading",
+    "RESUME_READING",
+    "Stop",
     # server settings and timing policy (_server)
     "ServerSettings",
     "AsyncServerSettings",

@@ -67,7 +67,7 @@ def serve_http(
     template = server.connection()
     budgets = server.budgets(_LockedListens, _LockedBodies)
     listener = socket.create_server((host, port))
-    pool = _Workers(server.max_workers)
+    pool = _Workers(server.max_concurrency)
     with listener:
         if ready is not None:
             ready(listener.getsockname()[:2])

@@ -11,23 +11,29 @@ import os
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any, BinaryIO
 
 import mcp_proto as m
 from mcp_proto import types as t
 from mcp_proto_runtime import (
+    CancelHandler,
     Handlers,
     Offer,
     Outbox,
     RequestContext,
+    ResumeReading,
+    RunHandler,
+    ServerSession,
     ServerSettings,
-    default_answer,
+    Stop,
+    Write,
     listen_end,
     server_log,
 )
 
-from ._handlers import Context, Handler, _Workers, run_handler
+from ._handlers import Context, Handler, _Workers
 from ._http import serve_http
 
 __all__ = ["Server"]
@@ -43,19 +49,29 @@ class Server(ServerSettings[Handler]):
     """Blocking handlers ``fn(ctx, params) -> result``, and the settings of
     :class:`mcp_proto_runtime.ServerSettings`; serves any number of streams.
 
-    ``max_workers`` bounds the handler threads of one stream; the connections of
-    an HTTP server share them.
+    ``max_concurrency`` bounds the handlers running at once (each on a thread) on
+    one stream; the connections of an HTTP server share that many threads.  The
+    same keyword as the async adapters'; ``max_workers``, its old name, still works
+    with a ``DeprecationWarning``.
     """
 
     def __init__(
         self,
         handlers: Handlers[Handler] | Mapping[str, Handler] | None = None,
         *,
-        max_workers: int = 16,
+        max_concurrency: int = 16,
+        max_workers: int | None = None,
         **options: Any,
     ) -> None:
         super().__init__(handlers, **options)
-        self.max_workers = max_workers
+        if max_workers is not None:
+            warnings.warn(
+                "Server(max_workers=) is now Server(max_concurrency=)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            max_concurrency = max_workers
+        self.max_concurrency = max_concurrency
         self._lock = threading.Lock()
 
     def serve_stdio(self) -> None:
@@ -165,12 +181,15 @@ class _FdWriter:
 class _Session:
     def __init__(self, server: Server, write: Callable[[bytes], None]) -> None:
         self.server = server
-        self.conn = server.connection()
+        self.session: ServerSession[Handler, Context] = ServerSession(
+            server, self._context, max_concurrency=server.max_concurrency
+        )
+        self.conn = self.session.conn
         self.write = write
-        self.lock = threading.Lock()
-        self.slot_freed = threading.Condition(self.lock)
-        self.waiting = False  # the reader waits on slot_freed: a handler's end must notify
-        self.contexts: dict[t.RequestId, Context] = {}
+        self.lock = threading.Lock()  # guards the session and orders the writes
+        self.handler_ended = threading.Condition(self.lock)
+        self.waiting = False  # the reader waits on handler_ended: a handler's end must notify
+        self.paused = False  # the reader waits for a ResumeReading
         # change notifications: their outbox, under a lock of their own that no write holds
         self.changes = threading.Condition(threading.Lock())
         self.outbox = Outbox[m.Notification](server.fanout_queue, "a stdio stream")
@@ -178,9 +197,12 @@ class _Session:
         self.writing = False  # the writer took one out and has not written it yet
         self.closed = False
 
-    def emit(self, event: Any) -> None:
+    def _context(self, core: RequestContext) -> Context:
+        return Context(core, self)
+
+    def emit(self, event: m.Notification | m.Result) -> None:
         with self.lock:
-            data = self.conn.send(event)
+            data = self.session.send(event)
             if data:
                 self.write(data)
 
@@ -237,99 +259,106 @@ class _Session:
                         self.emit(listen_end(id))
                     with changes:
                         outbox.reopen()
-            except OSError:
-                return  # the client went away: the reader sees the end
+            except OSError as e:  # the client went away
+                with self.lock:
+                    self._gone(f"a change notification could not be written: {e!r}")
+                return
             finally:
                 with changes:
                     self.writing = False
 
     def run(self, rfile: BinaryIO) -> None:
-        pool = _Workers(self.server.max_workers)
+        pool = _Workers(self.server.max_concurrency)
         try:
             try:
-                while self._step(rfile, pool):
-                    pass
-                deadline = time.monotonic() + self.server.shutdown_grace
-                with self.slot_freed:  # the input ended: let what was received finish
+                grace = self._read(rfile, pool)
+                deadline = time.monotonic() + grace
+                with self.handler_ended:  # the input ended: let what was received finish
                     self.waiting = True
-                    while self.contexts and (left := deadline - time.monotonic()) > 0:
-                        self.slot_freed.wait(left)
+                    while not self.session.idle and (left := deadline - time.monotonic()) > 0:
+                        self.handler_ended.wait(left)
             finally:
-                for ctx in list(self.contexts.values()):
-                    ctx._cancel()
+                with self.lock:
+                    for cancel in self.session.stop_now():
+                        cancel.run.context._cancel()
         finally:
             with self.changes:
                 self.closed = True  # the writer thread ends once it has nothing to write
                 self.changes.notify_all()
             pool.close()
 
-    def _step(self, rfile: BinaryIO, pool: _Workers) -> bool:
-        chunk = _read_some(rfile)
-        with self.lock:
-            self.conn.receive_data(chunk)
+    def _read(self, rfile: BinaryIO, pool: _Workers) -> float:
+        """Carry out the session's actions until it stops; the shutdown grace it gives."""
+        session = self.session
         while True:
-            events: list[Any] = []
+            with self.lock:  # one acquisition for every action the input gives
+                while (action := session.next_action()) is not m.NEED_DATA:
+                    if isinstance(action, RunHandler):
+                        pool.submit(self._handle, action)
+                    elif isinstance(action, Write):
+                        self._write(action.data)
+                    elif isinstance(action, CancelHandler):
+                        action.run.context._cancel()
+                    elif action is m.PAUSED:  # backpressure: read no more until a request ends
+                        self.paused = self.waiting = True
+                        while self.paused:
+                            self.handler_ended.wait()
+                        self.waiting = False
+                    elif isinstance(action, Stop):
+                        return action.grace
+            data = _read_some(rfile)
             with self.lock:
-                try:
-                    while (event := self.conn.next_event()) is not m.NEED_DATA:
-                        if event is m.PAUSED:
-                            break
-                        events.append(event)
-                        if isinstance(event, m.ConnectionClosed):
-                            break  # it would be returned again on every call
-                except m.RemoteProtocolError as e:
-                    server_log.error("input framing lost: %s", e)
-                    return False
-            if not self._dispatch(events, pool):
-                return False
-            if event is not m.PAUSED:
-                return bool(chunk)
-            if not self._wait_for_room():
-                server_log.error("paused with no handler running: nothing can resume it")
-                return False
+                session.receive_data(data)
 
-    def _wait_for_room(self) -> bool:
-        """Backpressure: read no more until a request ends; false if none can end."""
-        with self.slot_freed:  # self.lock: what the connection is guarded by
-            self.waiting = True  # set before looking, so a handler that ends after wakes us
-            try:
-                while self.conn.paused:
-                    if not self.contexts:
-                        return False
-                    self.slot_freed.wait()
-            finally:
-                self.waiting = False
-        return True
-
-    def _dispatch(self, events: list[Any], pool: _Workers) -> bool:
-        """Act on ``events``; false once the input is over."""
-        for event in events:
-            if isinstance(event, m.Request):
-                if self.server.handlers.find(event.method) is None:
-                    self.emit(default_answer(self.conn, event))  # answered here, no thread needed
-                    continue
-                ctx = Context(RequestContext(event), self)
-                self.contexts[event.id] = ctx
-                pool.submit(self._handle, ctx)
-            elif isinstance(event, m.Cancelled):
-                cancelled = self.contexts.get(event.id)
-                if cancelled is not None:
-                    cancelled._cancel()
-            elif isinstance(event, m.InvalidMessage):
-                self.emit(event)
-            elif isinstance(event, m.ConnectionClosed):
-                return False
-        return True
-
-    def _handle(self, ctx: Context) -> None:
+    def _write(self, data: bytes) -> None:
+        """Write ``data`` (under :attr:`lock`); a client gone stops the session."""
         try:
-            run_handler(self.server, ctx, self.emit, self.conn.cache_hints)
-        except OSError:
-            pass  # the client went away while we answered: the reader sees the end
-        except Exception as e:  # a pool thread must not fail silently
-            server_log.exception("%s: the handler runner failed: %r", ctx.request.method, e)
-        finally:
-            self.contexts.pop(ctx.request.id, None)
-            if self.waiting:  # set under the lock before the reader looks at what it waits for
-                with self.slot_freed:
-                    self.slot_freed.notify_all()
+            self.write(data)
+        except OSError as e:  # the client went away (a closed pipe, a reset socket)
+            self._gone(f"a write failed: {e!r}")
+
+    def _gone(self, reason: str) -> None:
+        """Under :attr:`lock`: the client is gone; cancel every handler, wake the reader."""
+        for cancel in self.session.write_failed(reason):
+            cancel.run.context._cancel()
+        self.paused = False
+        if self.waiting:
+            self.handler_ended.notify_all()
+
+    def _handle(self, run: RunHandler[Handler, Context] | None) -> None:
+        """A pool thread: run ``run``'s handler, then the queued requests its end hands on."""
+        session = self.session
+        while run is not None:
+            method = run.request.method
+            try:
+                if run.context.cancelled:  # cancelled before it started
+                    with self.lock:
+                        run = self._carry_out(session.handler_cancelled(run))
+                    continue
+                try:
+                    value = run.handler(run.context, run.request.params)
+                except Exception as e:
+                    with self.lock:
+                        run = self._carry_out(session.handler_done(run, error=e))
+                else:
+                    with self.lock:
+                        run = self._carry_out(session.handler_done(run, value))
+            except Exception as e:  # a pool thread must not fail silently
+                server_log.exception("%s: the handler runner failed: %r", method, e)
+                return
+
+    def _carry_out(
+        self, actions: list[Write | RunHandler[Handler, Context] | ResumeReading]
+    ) -> RunHandler[Handler, Context] | None:
+        """Under :attr:`lock`: write the answer, wake the reader; the request to run next."""
+        following = None
+        for action in actions:
+            if isinstance(action, Write):
+                self._write(action.data)
+            elif isinstance(action, RunHandler):
+                following = action
+            else:
+                self.paused = False
+        if self.waiting:  # set under the lock before the reader looks at what it waits for
+            self.handler_ended.notify_all()
+        return following

@@ -21,16 +21,19 @@ import outcome
 import trio
 
 import mcp_proto as m
-from mcp_proto import types as t
 from mcp_proto_runtime import (
     AsyncServerSettings,
+    CancelHandler,
     Handlers,
     RequestContext,
-    default_answer,
-    server_log,
+    ResumeReading,
+    RunHandler,
+    ServerSession,
+    Stop,
+    Write,
 )
 
-from ._handlers import Changes, Context, Handler, run_handler
+from ._handlers import _SPENT, Changes, Context, Handler
 from ._http import serve_http
 
 __all__ = ["Server"]
@@ -241,83 +244,84 @@ def _broken(e: OSError) -> trio.BrokenResourceError | trio.ClosedResourceError:
 
 
 class _Session:
+    """One stream: the I/O of its :class:`~mcp_proto_runtime.ServerSession`.
+
+    The reader task carries out the session's actions; each handler runs on a worker
+    task, which carries out what its end asks (its answer, the next queued request).
+    """
+
     def __init__(self, server: Server, link: _StreamLink | _FdLink) -> None:
         self.server = server
-        self.conn = server.connection()
+        self.session: ServerSession[Handler, Context] = ServerSession(
+            server, self._context, max_concurrency=server.max_concurrency
+        )
+        self.conn = self.session.conn
         self.link = link
-        self.contexts: dict[t.RequestId, Context] = {}
-        self.running = 0  # handlers holding one of the max_concurrency slots
-        self.slot_queue = trio.lowlevel.ParkingLot()  # handlers waiting for a slot, in order
-        self.slot_freed = trio.lowlevel.ParkingLot()
+        self.resumed = trio.lowlevel.ParkingLot()  # the reader, paused
+        self.ended = trio.lowlevel.ParkingLot()  # the reader, waiting out the shutdown grace
         self.idle: list[trio.lowlevel.Task] = []  # workers parked for the next request
         self.changes = Changes(server, "a stdio stream")
 
-    async def emit(self, event: Any) -> None:
+    def _context(self, core: RequestContext) -> Context:
+        return Context(core, self)
+
+    async def emit(self, event: m.Notification | m.Result) -> None:
         """Send ``event``; a checkpoint (a handler's progress and log come here)."""
-        data = self.conn.send(event)
+        data = self.session.send(event)
         if data:
             await self.link.send(data, checkpoint=True)
         else:
             await trio.lowlevel.checkpoint()
 
-    async def _answer(self, event: Any) -> None:
-        """Send ``event`` from a task that ends or reads next: no checkpoint needed."""
-        data = self.conn.send(event)
-        if data:
+    async def _write(self, data: bytes) -> bool:
+        """Write ``data`` from a task that ends or reads next; false if the client is gone."""
+        try:
             await self.link.send(data, checkpoint=False)
+        except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
+            self._gone(f"a write failed: {e!r}")
+            return False
+        return True
+
+    def _gone(self, reason: str) -> None:
+        for cancel in self.session.write_failed(reason):
+            cancel.run.context._cancel()
+        self.resumed.unpark_all()
 
     async def _write_changes(self) -> None:
-        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+        try:
             await self.changes.write_stream(self.conn, self.emit)  # until the client is gone
+        except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
+            self._gone(f"a change notification could not be written: {e!r}")
 
     async def run(self) -> None:
+        session = self.session
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._write_changes)
-            while await self._step(nursery):
-                pass
-            with trio.move_on_after(self.server.shutdown_grace):
-                while self.contexts:  # the input ended: let what was received finish
-                    await self.slot_freed.park()
+            while True:
+                action = session.next_action()
+                if action is m.NEED_DATA:
+                    session.receive_data(await self.link.receive())
+                elif isinstance(action, RunHandler):
+                    if self.idle:  # waking a parked worker costs less than starting a task
+                        trio.lowlevel.reschedule(self.idle.pop(), outcome.Value(action))
+                    else:
+                        nursery.start_soon(self._worker, action)
+                elif isinstance(action, Write):
+                    await self._write(action.data)
+                elif isinstance(action, CancelHandler):
+                    action.run.context._cancel()
+                elif action is m.PAUSED:  # backpressure: read no more until a request ends
+                    await self.resumed.park()
+                elif isinstance(action, Stop):
+                    with trio.move_on_after(action.grace):
+                        while not session.idle:  # let what was received finish
+                            await self.ended.park()
+                    session.stop_now()  # the nursery's cancellation reaches them all
+                    break
             nursery.cancel_scope.cancel()
 
-    async def _step(self, nursery: trio.Nursery) -> bool:
-        chunk = await self.link.receive()
-        self.conn.receive_data(chunk)
-        while True:
-            try:
-                event = self.conn.next_event()
-            except m.RemoteProtocolError as e:
-                server_log.error("input framing lost: %s", e)
-                return False
-            if event is m.NEED_DATA:
-                return bool(chunk)
-            if event is m.PAUSED:  # backpressure: read no more until a request ends
-                if not self.contexts:
-                    server_log.error("paused with no handler running: nothing can resume it")
-                    return False
-                await self.slot_freed.park()
-                continue
-            if isinstance(event, m.ConnectionClosed):
-                return False
-            if isinstance(event, m.Request):
-                if self.server.handlers.find(event.method) is None:
-                    await self._answer(default_answer(self.conn, event))
-                    continue
-                ctx = Context(RequestContext(event), self)
-                self.contexts[event.id] = ctx
-                if self.idle:  # waking a parked worker costs less than starting a task
-                    trio.lowlevel.reschedule(self.idle.pop(), outcome.Value(ctx))
-                else:
-                    nursery.start_soon(self._worker, ctx)
-            elif isinstance(event, m.Cancelled):
-                cancelled = self.contexts.get(event.id)
-                if cancelled is not None:
-                    cancelled._cancel()
-            elif isinstance(event, m.InvalidMessage):
-                await self._answer(event)
-
-    async def _worker(self, ctx: Context | None) -> None:
-        """Runs ``ctx``'s handler, then, parked in between, those of the requests handed to it.
+    async def _worker(self, run: RunHandler[Handler, Context] | None) -> None:
+        """Runs ``run``'s handler, then, parked in between, those of the requests handed to it.
 
         One cancel scope serves the worker's requests one after the other, each
         request's ``ctx.scope`` while it runs (entering a scope per request cost
@@ -329,37 +333,50 @@ class _Session:
         while True:
             with trio.CancelScope() as scope:
                 while True:
-                    if ctx is None:
+                    if run is None:
                         if len(self.idle) >= _IDLE_WORKERS:
                             return
                         self.idle.append(me)
-                        unpark = partial(self._unpark, me)
-                        ctx = await trio.lowlevel.wait_task_rescheduled(unpark)
-                    running, ctx = ctx, None
-                    await running._run_in(scope, partial(self._handle, running))
+                        run = await trio.lowlevel.wait_task_rescheduled(partial(self._unpark, me))
+                    current, run = run, None
+                    run = await self._run(current, scope)
+            # only the cancellation of ``current``'s scope ends up here
+            run = await self._carry_out(self.session.handler_cancelled(current))
 
     def _unpark(self, me: trio.lowlevel.Task, _: Any) -> trio.lowlevel.Abort:
         self.idle.remove(me)  # cancelled while parked: nobody may hand it a request now
         return trio.lowlevel.Abort.SUCCEEDED
 
-    async def _handle(self, ctx: Context) -> None:
+    async def _run(
+        self, run: RunHandler[Handler, Context], scope: trio.CancelScope
+    ) -> RunHandler[Handler, Context] | None:
+        """Run one handler in ``scope``, then what its end asks; the next request to run."""
+        ctx = run.context
+        ctx.scope = scope
+        if ctx.cancelled:  # cancelled between its RunHandler and now
+            scope.cancel()
         try:
-            if self.running < self.server.max_concurrency:  # no trip through the scheduler
-                self.running += 1
-            else:
-                await self.slot_queue.park()  # woken holding the slot a handler handed on
-            try:
-                await run_handler(
-                    self.server, ctx, self._answer, self.conn.cache_hints, scoped=False
-                )
-            finally:
-                if self.slot_queue:
-                    self.slot_queue.unpark()  # hand the slot on to the first waiter
-                else:
-                    self.running -= 1
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
-            pass  # the client went away while we answered: the reader sees the end
+            value = await run.handler(ctx, run.request.params)
+        except Exception as e:
+            actions = self.session.handler_done(run, error=e)
+        else:
+            actions = self.session.handler_done(run, value)
         finally:
-            self.contexts.pop(ctx.request.id, None)
-            if self.slot_freed:
-                self.slot_freed.unpark_all()
+            ctx.scope = _SPENT  # a late cancel reaches nothing
+        return await self._carry_out(actions)
+
+    async def _carry_out(
+        self, actions: list[Write | RunHandler[Handler, Context] | ResumeReading]
+    ) -> RunHandler[Handler, Context] | None:
+        """Write the answer, wake the reader; the queued request this task runs next."""
+        following = None
+        for action in actions:
+            if isinstance(action, Write):
+                await self._write(action.data)
+            elif isinstance(action, RunHandler):
+                following = action
+            else:
+                self.resumed.unpark_all()
+        if self.ended:
+            self.ended.unpark_all()
+        return following
