@@ -1,7 +1,7 @@
 """What the asyncio stdio server and the asyncio HTTP server share around one request.
 
 :class:`Context` is what a handler gets (its request, ``progress``, ``log``,
-``notify_changed``); :func:`run_handler` runs a handler and sends its answer;
+``notify_changed``); :func:`call` awaits a handler and tells its outcome;
 :class:`Changes` is a stream's change-notification outbox and the event its
 writer task waits on.  Neither server module imports the other for these:
 ``_server`` imports ``_http`` to serve HTTP, and both import this module.
@@ -13,17 +13,9 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from mcp_proto_runtime import (
-    SEND_REFUSED,
-    AsyncChanges,
-    AsyncHandlerContext,
-    ServerSettings,
-    answer,
-    internal_error,
-    server_log,
-)
+from mcp_proto_runtime import AsyncChanges, AsyncHandlerContext, RunHandler, ServerSettings
 
-__all__ = ["Changes", "Context", "Handler", "run_handler"]
+__all__ = ["Changes", "Context", "Handler", "call"]
 
 Handler = Callable[["Context", Any], Awaitable[Any]]
 
@@ -49,30 +41,20 @@ class Changes(AsyncChanges):
         await self.waiting.wait()
 
 
-async def run_handler(
-    server: ServerSettings[Handler],
-    ctx: Context,
-    emit: Callable[[Any], Awaitable[None]],
-    cache_hints: tuple[int, str],
-) -> None:
-    """Run ``ctx``'s handler and send its answer; a cancelled handler sends nothing."""
-    request = ctx.request
-    handler = server.handlers.find(request.method)
-    assert handler is not None
+async def call(run: RunHandler[Handler, Context]) -> tuple[Any, BaseException | None]:
+    """Await ``run``'s handler: ``(value, None)``, or ``(None, error)`` for what it raised.
+
+    Raises ``asyncio.CancelledError`` when this task is being cancelled (the client's
+    cancellation, the end of the stream or connection): nothing is answered then
+    (STDIO-13).  A ``CancelledError`` the handler raised of its own (from a subtask of
+    its) is an error like any other.
+    """
     try:
-        value = await handler(ctx, request.params)
+        return await run.handler(run.context, run.request.params), None
     except asyncio.CancelledError as e:
         task = asyncio.current_task()
         if task is not None and task.cancelling():
-            ctx._core.cancelled = True  # nothing is sent for it (STDIO-13)
             raise
-        outcome: Any = answer(request, error=e)  # the handler's own subtask, not the client
+        return None, e
     except Exception as e:
-        outcome = answer(request, error=e)
-    else:
-        outcome = answer(request, value, cache_hints=cache_hints)
-    try:
-        await emit(outcome)
-    except SEND_REFUSED as e:  # the handler's answer broke a send rule or cannot be encoded
-        server_log.error("handler for %s: its answer was refused: %s", request.method, e)
-        await emit(internal_error(request))
+        return None, e

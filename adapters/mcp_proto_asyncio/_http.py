@@ -19,27 +19,32 @@ has stopped.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
+from mcp_proto.http import HTTPServer
 from mcp_proto.http.limits import BodyBudget, ListenBudget
 from mcp_proto_runtime import (
     LINGER_BYTES,
     LINGER_TIME,
-    ClientClock,
+    CancelHandler,
+    EndListen,
+    HTTPServerSession,
+    OpenListen,
+    ReadWithin,
     RequestContext,
-    default_answer,
+    RunHandler,
+    Write,
     listen_end,
     peer_of,
+    server_log,
     write_timed_out,
 )
 
-from ._handlers import Changes, Context, run_handler
+from ._handlers import Changes, Context, Handler, call
 
 if TYPE_CHECKING:
     from ._server import Server
@@ -91,7 +96,7 @@ async def serve_http(
 
 
 class _Link:
-    """One TCP connection: its HTTP/1.1 state, its streams, the request it is running."""
+    """One TCP connection: the I/O of its :class:`~mcp_proto_runtime.HTTPServerSession`."""
 
     def __init__(
         self,
@@ -104,22 +109,28 @@ class _Link:
         budgets: tuple[ListenBudget, BodyBudget],
     ) -> None:
         self.server = server
-        self.listens, bodies = budgets
-        self.conn = HTTPServerConnection(http, budget=bodies)
         peer = writer.get_extra_info("peername")
-        self.peer = str(peer[0]) if isinstance(peer, tuple) else str(peer)
-        self.client: Hashable = None  # who holds the open listen, once there is one
-        self.template = template  # the configuration, for answers that need no handler
+        self.session: HTTPServerSession[Handler, Context] = HTTPServerSession(
+            server,
+            http,
+            template,
+            budgets,
+            peer=str(peer[0]) if isinstance(peer, tuple) else str(peer),
+            make_context=self._context,
+            now=time.monotonic(),
+        )
+        self.conn = self.session.conn
         self.reader = reader
         self.writer = writer
-        self.task: asyncio.Task[None] | None = None
-        self.listening = False
+        self.task: asyncio.Task[None] | None = None  # the running handler's
         self.changes: Changes | None = None  # while a listen is open
         self.writing: asyncio.Task[None] | None = None  # its writer
-        self.clock = ClientClock(time.monotonic())  # slowloris: how long the client may take
 
-    async def emit(self, event: Any) -> None:
-        await self.send(self.conn.send(event))
+    def _context(self, core: RequestContext) -> Context:
+        return Context(core, self)
+
+    async def emit(self, event: m.Notification | m.Result) -> None:
+        await self.send(self.session.send(event))
 
     async def send(self, data: bytes) -> None:
         """Write ``data`` within ``client_timeout`` seconds, or abort the connection.
@@ -143,102 +154,85 @@ class _Link:
 
     async def run(self) -> None:
         try:
-            while await self._step():
-                pass
-            self._end_listen()  # no notification may follow the write side's shutdown
-            if self.conn.must_close:  # the last response is written: let the client read it
-                await self._linger()
-        except OSError:
-            pass  # the client went away
+            await self._carry_out()
+        except OSError as e:  # the client went away (a reset, a write past its deadline)
+            server_log.debug("%s: connection lost: %r", self.peer_name(), e)
         finally:
             self._end_listen()
             if self.task is not None:
                 self.task.cancel()
             self.writer.close()
-            self.conn.close()  # gives back its body budget
+            self.session.close()  # gives back its body budget
+
+    async def _carry_out(self) -> None:
+        session = self.session
+        while True:
+            action = session.next_action(time.monotonic())
+            if isinstance(action, ReadWithin):
+                try:
+                    async with asyncio.timeout(action.seconds):  # no extra task, unlike wait_for
+                        data = await self.reader.read(_CHUNK)
+                except TimeoutError:
+                    await self.send(session.read_timed_out())  # a keep-alive, if a stream is open
+                else:
+                    session.receive_data(data)
+            elif isinstance(action, Write):
+                await self.send(action.data)
+            elif isinstance(action, RunHandler):
+                self.task = asyncio.get_running_loop().create_task(self._handle(action))
+            elif isinstance(action, CancelHandler):
+                if self.task is not None:
+                    self.task.cancel()
+            elif isinstance(action, OpenListen):
+                self._open_listen(action)
+                await self.send(action.ack)
+            elif isinstance(action, EndListen):
+                self._end_listen()
+            else:
+                self._end_listen()  # no notification may follow the write side's shutdown
+                if action.linger:  # the last response is written: let the client read it
+                    await self._linger()
+                return
+
+    def _open_listen(self, listen: OpenListen) -> None:
+        self.changes = Changes(self.server, f"listen {listen.id!r} of {self.peer_name()}")
+        self.writing = asyncio.get_running_loop().create_task(self._write_changes(listen.id))
+        self.server._sessions.add(self)  # reached by notify_changed from now on
 
     async def _linger(self) -> None:
         """Shut the write side, then read and drop what the client still sends (bounded)."""
         if self.writer.can_write_eof():
             self.writer.write_eof()
         left = LINGER_BYTES
-        with contextlib.suppress(TimeoutError):
+        try:
             async with asyncio.timeout(LINGER_TIME):
                 while left > 0 and (data := await self.reader.read(min(_CHUNK, left))):
                     left -= len(data)
-
-    async def _step(self) -> bool:
-        event = self.conn.next_event()
-        if event is m.NEED_DATA:
-            wait = self._wait()
-            if wait is None:
-                return False  # the client took too long to send a request: close (slowloris)
-            try:
-                async with asyncio.timeout(wait):  # no extra task, unlike wait_for
-                    data = await self.reader.read(_CHUNK)
-            except TimeoutError:
-                await self.send(self.conn.keepalive())  # b"" unless a stream is open
-                return True
-            self.conn.receive_data(data)
-            return True
-        if isinstance(event, Reply):
-            self.clock.request_arrived()  # a whole exchange, as a request is (idle clock)
-            await self.emit(event)
-            return not self.conn.must_close
-        if isinstance(event, m.Request):
-            self.clock.request_arrived()
-            await self._dispatch(event)
-        elif isinstance(event, m.Cancelled):  # the client closed the response (HTTP-SSE-5)
-            self._end_listen()
-            if self.task is not None:
-                self.task.cancel()
-        elif isinstance(event, m.ConnectionClosed):
-            return False
-        return True
-
-    def _wait(self) -> float | None:
-        """How long to wait for the client's bytes; ``None`` once its time is up."""
-        busy = self.task is not None or self.listening
-        return self.clock.wait(busy=busy, now=time.monotonic(), settings=self.server)
-
-    async def _dispatch(self, request: m.Request) -> None:
-        if self.server.handlers.find(request.method) is None:
-            listen = request.method == "subscriptions/listen"
-            if listen:
-                client = self.conn.client(self.peer)
-                refusal = self.listens.admit(request.id, client)
-                if refusal is not None:
-                    await self.emit(refusal)  # over its budget (429) or the server's (503)
-                    return
-                self.listening, self.client = True, client  # given back by _end_listen
-            await self.emit(default_answer(self.template, request))
-            if listen:
-                who = f"listen {request.id!r} of {self.peer_name()}"
-                self.changes = Changes(self.server, who)
-                loop = asyncio.get_running_loop()
-                self.writing = loop.create_task(self._write_changes(request.id))
-                self.server._sessions.add(self)  # reached by notify_changed from now on
-            return
-        ctx = Context(RequestContext(request), self)
-        self.task = asyncio.get_running_loop().create_task(self._handle(ctx))
+        except TimeoutError:
+            server_log.debug("%s: lingering close: time is up", self.peer_name())
 
     def _end_listen(self) -> None:
         """The listen is over, however it ended: out of the fan-out, its budget given
-        back (once: ``listening`` guards it), its writer stopped.  Idempotent."""
+        back (once), its writer stopped.  Idempotent."""
         self.server._sessions.discard(self)
-        if self.listening:
-            self.listening = False
-            self.listens.release(self.client)
+        self.session.end_listen()
         if self.writing is not None and self.writing is not asyncio.current_task():
             self.writing.cancel()
 
-    async def _handle(self, ctx: Context) -> None:
+    async def _handle(self, run: RunHandler[Handler, Context]) -> None:
+        session = self.session
         try:
-            with contextlib.suppress(OSError):  # the client went away while we answered
-                await run_handler(self.server, ctx, self.emit, self.template.cache_hints)
+            value, error = await call(run)
+        except asyncio.CancelledError:  # the client closed the response, or the connection
+            session.handler_cancelled(run)
+            raise
         finally:
             if self.task is asyncio.current_task():
                 self.task = None
+        try:
+            await self.send(session.handler_done(run, value, error))
+        except OSError as e:  # the client went away while we answered: the reader sees it
+            server_log.debug("%s: the answer was not written: %r", self.peer_name(), e)
 
     def peer_name(self) -> str:
         return peer_of(self.writer.get_extra_info("socket"))
@@ -264,7 +258,7 @@ class _Link:
                 await self.writer.wait_closed()
         except TimeoutError:
             write_timed_out(self.peer_name(), timeout)
-        except OSError:
-            pass  # the client went away: the reader sees the end
+        except OSError as e:  # the client went away: the reader sees the end
+            server_log.debug("%s: a change notification was not written: %r", self.peer_name(), e)
         finally:
             transport.abort()  # nothing left to send, or no time left to send it

@@ -28,7 +28,7 @@ from mcp_proto_runtime import (
     server_log,
 )
 
-from ._handlers import Changes, Context, Handler
+from ._handlers import Changes, Context, Handler, call
 from ._http import serve_http
 
 __all__ = ["Server"]
@@ -206,20 +206,13 @@ class _Session:
     async def _handle(self, run: RunHandler[Handler, Context]) -> None:
         session = self.session
         try:
-            value = await run.handler(run.context, run.request.params)
-        except asyncio.CancelledError as e:
-            task = asyncio.current_task()
-            if task is not None and task.cancelling():  # the client's, or the stream's end
-                self._carry_out(session.handler_cancelled(run))
-                raise
-            actions = session.handler_done(run, error=e)  # the handler's own subtask's
-        except Exception as e:
-            actions = session.handler_done(run, error=e)
-        else:
-            actions = session.handler_done(run, value)
+            value, error = await call(run)
+        except asyncio.CancelledError:  # the client's cancellation, or the stream's end
+            self._carry_out(session.handler_cancelled(run))
+            raise
         finally:
             del self.tasks[run]
-        for data in self._carry_out(actions):
+        for data in self._carry_out(session.handler_done(run, value, error)):
             await self._write(data)
 
     def _carry_out(

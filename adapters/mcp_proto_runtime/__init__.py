@@ -13,6 +13,9 @@ Owns what sits between the sans-I/O core and an event loop, decided once for
   the core's events in, actions out (:class:`Write`, :class:`RunHandler`,
   :class:`CancelHandler`, :class:`ResumeReading`, :class:`Stop`), so that an adapter
   only reads, writes, spawns, cancels and waits;
+* ``_http_session``: its twin for one TCP connection of an HTTP server
+  (:class:`HTTPServerSession`: :class:`ReadWithin`, :class:`OpenListen`,
+  :class:`EndListen`, :class:`Close`, and the stdio session's actions);
 * ``_fanout``: change-notification fan-out (:class:`Outbox`, :class:`AsyncChanges`,
   :data:`FANOUT_QUEUE`, :data:`FANOUT_TIMEOUT`);
 * ``_client``: what a client does around one call (:func:`build_request`,
@@ -51,6 +54,14 @@ from ._fanout import (
     listen_end,
     peer_of,
     write_timed_out,
+)
+from ._http_session import (
+    END_LISTEN,
+    Close,
+    EndListen,
+    HTTPServerSession,
+    OpenListen,
+    ReadWithin,
 )
 from ._log import client_log, server_log
 from ._server import (
@@ -109,6 +120,13 @@ __all__ = [
     "ResumeReading",
     "RESUME_READING",
     "Stop",
+    # one HTTP connection's server side, actions out (_http_session)
+    "HTTPServerSession",
+    "ReadWithin",
+    "OpenListen",
+    "EndListen",
+    "END_LISTEN",
+    "Close",
     # server settings and timing policy (_server)
     "ServerSettings",
     "AsyncServerSettings",

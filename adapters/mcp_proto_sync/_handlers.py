@@ -1,8 +1,8 @@
 """What the blocking stdio server and the blocking HTTP server share around one request.
 
 :class:`Context` is what a handler gets (its request, ``progress``, ``log``,
-``notify_changed``, ``wait_cancelled``); :func:`run_handler` runs a handler and
-sends its answer; :class:`_Workers` is the bounded thread pool handlers run on.
+``notify_changed``, ``wait_cancelled``); :func:`call` calls a handler and tells
+its outcome; :class:`_Workers` is the bounded thread pool handlers run on.
 Neither server module imports the other for these: ``_server`` imports ``_http``
 to serve HTTP, and both import this module.
 """
@@ -16,17 +16,9 @@ from typing import Any
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto_runtime import (
-    SEND_REFUSED,
-    HandlerContext,
-    RequestContext,
-    ServerSettings,
-    answer,
-    internal_error,
-    server_log,
-)
+from mcp_proto_runtime import HandlerContext, RequestContext, RunHandler
 
-__all__ = ["Context", "Handler", "run_handler"]
+__all__ = ["Context", "Handler", "call"]
 
 Handler = Callable[["Context", Any], Any]
 _DONE_LOCK = threading.Lock()  # makes a Context's event once: most handlers never wait
@@ -135,28 +127,9 @@ class _Workers:
             thread.join()
 
 
-def run_handler(
-    server: ServerSettings[Handler],
-    ctx: Context,
-    emit: Callable[[Any], None],
-    cache_hints: tuple[int, str],
-) -> None:
-    """Run ``ctx``'s handler and send its answer, unless the request was cancelled meanwhile."""
-    request = ctx.request
-    handler = server.handlers.find(request.method)
-    assert handler is not None
-    if ctx.cancelled:
-        return  # cancelled (or the input ended) while it waited for a thread
+def call(run: RunHandler[Handler, Context]) -> tuple[Any, Exception | None]:
+    """Call ``run``'s handler: ``(value, None)``, or ``(None, error)`` for what it raised."""
     try:
-        value = handler(ctx, request.params)
+        return run.handler(run.context, run.request.params), None
     except Exception as e:
-        outcome: Any = answer(request, error=e)
-    else:
-        outcome = answer(request, value, cache_hints=cache_hints)
-    if ctx.cancelled:
-        return  # nothing is sent for a cancelled request (STDIO-13)
-    try:
-        emit(outcome)
-    except SEND_REFUSED as e:  # the handler's answer broke a send rule or cannot be encoded
-        server_log.error("handler for %s: its answer was refused: %s", request.method, e)
-        emit(internal_error(request))
+        return None, e

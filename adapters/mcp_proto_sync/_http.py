@@ -29,22 +29,27 @@ from typing import TYPE_CHECKING, Any
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
+from mcp_proto.http import HTTPServer, Reply
 from mcp_proto.http.limits import BodyBudget, ListenBudget
 from mcp_proto_runtime import (
     LINGER_BYTES,
     LINGER_TIME,
-    ClientClock,
+    CancelHandler,
+    EndListen,
+    HTTPServerSession,
+    OpenListen,
     Outbox,
+    ReadWithin,
     RequestContext,
-    default_answer,
+    RunHandler,
+    Write,
     listen_end,
     peer_of,
     server_log,
     write_timed_out,
 )
 
-from ._handlers import Context, _Workers, run_handler
+from ._handlers import Context, Handler, _Workers, call
 
 if TYPE_CHECKING:
     from ._server import Server
@@ -135,16 +140,19 @@ class _Link:
         peer: str,
     ) -> None:
         self.server = server
-        self.listens, bodies = budgets
-        self.conn = HTTPServerConnection(http, budget=bodies)
-        self.peer = peer
-        self.client: Hashable = None  # who holds the open listen, once there is one
-        self.template = template  # the configuration, for answers that need no handler
+        self.session: HTTPServerSession[Handler, Context] = HTTPServerSession(
+            server,
+            http,
+            template,
+            budgets,
+            peer=peer,
+            make_context=self._context,
+            now=time.monotonic(),
+        )
+        self.conn = self.session.conn
         self.sock = sock
         self.pool = pool
-        self.lock = threading.Lock()
-        self.ctx: Any = None
-        self.listening = False
+        self.lock = threading.Lock()  # guards the session and orders the writes
         self.listen: t.RequestId | None = None
         self.outbox: Outbox[m.Notification] | None = None  # while a listen is open
         self.pending = b""  # what the socket has not taken yet of the message being written
@@ -152,28 +160,35 @@ class _Link:
         # mode for the reader) retries a full buffer until that timeout
         self.out: socket.socket | None = None
         self.flushing = False  # a flusher thread owns the socket's output
-        self.clock = ClientClock(time.monotonic())  # slowloris: how long the client may take
 
-    def emit(self, event: Any, *, subscribe: bool = False) -> None:
-        """Write ``event``; ``subscribe``: a listen's acknowledgement, after which this link
-        is reached by ``notify_changed`` -- from before its bytes are written, since the
-        client may cause a change the moment it reads them (this thread may not run again
-        before that change is fanned out).
+    def _context(self, core: RequestContext) -> Context:
+        return Context(core, self)
 
-        The acknowledgement is written as the listen's notifications are: what the
-        socket takes now, the rest by the flusher thread within ``fanout_timeout``, so
-        that ``lock`` (which ``offer`` takes) is never held across a wait for the client.
-        It is still the first thing on the listen: it is in ``pending`` before ``offer``
-        can take the lock, and an offer queues behind it while the flusher runs (SUB-04).
-        """
+    def emit(self, event: m.Notification | m.Result) -> None:
+        """Write a handler's notification (progress, log) on its response."""
         with self.lock:
-            data = self.conn.send(event)
-            if subscribe:
-                with self.server._lock:
-                    self.server._sessions.add(self)  # offer waits for self.lock: after the ack
-                self._send_now(data)
-            elif data:
+            data = self.session.send(event)
+            if data:
                 self.sock.sendall(data)
+
+    def _open_listen(self, listen: OpenListen) -> None:
+        """Under ``lock``: the listen joins the fan-out, then its acknowledgement is written.
+
+        Joined before its bytes are written, since the client may cause a change the
+        moment it reads them (this thread may not run again before that change is fanned
+        out); ``offer`` waits for ``lock``, so the acknowledgement is still the first thing
+        on the listen (SUB-04).  It is written as the listen's notifications are: what the
+        socket takes now, the rest by the flusher thread within ``fanout_timeout``, so that
+        ``lock`` is never held across a wait for the client.
+        """
+        self.listen = listen.id
+        self.out = self.sock.dup()
+        self.out.setblocking(False)
+        who = f"listen {listen.id!r} of {self.peer_name()}"
+        self.outbox = Outbox(self.server.fanout_queue, who)
+        with self.server._lock:
+            self.server._sessions.add(self)
+        self._send_now(listen.ack)
 
     def peer_name(self) -> str:
         return peer_of(self.sock)
@@ -249,30 +264,65 @@ class _Link:
 
     def run(self, slots: threading.BoundedSemaphore, links: set[_Link]) -> None:
         try:
-            while self._step():
-                pass
-            self._end_listen()  # no notification may follow the write side's shutdown
-            if self.conn.must_close:  # the last response is written: let the client read it
-                self._linger()
-        except (OSError, RuntimeError):  # RuntimeError: the pool was shut down (server stop)
-            pass
+            self._carry_out()
+        except (OSError, RuntimeError) as e:  # RuntimeError: the pool was shut down (server stop)
+            server_log.debug("%s: connection lost: %r", self.peer_name(), e)
         finally:
             self.close()
             links.discard(self)
             slots.release()
 
+    def _carry_out(self) -> None:
+        session, sock = self.session, self.sock
+        while True:
+            with self.lock:
+                action = session.next_action(time.monotonic())
+                if isinstance(action, Write):
+                    sock.sendall(action.data)
+                    continue
+                if isinstance(action, OpenListen):
+                    self._open_listen(action)
+                    continue
+            if isinstance(action, ReadWithin):
+                sock.settimeout(action.seconds)
+                try:
+                    data = sock.recv(_CHUNK)
+                except TimeoutError:  # quiet: a keep-alive, if a stream is open
+                    with self.lock:
+                        keepalive = session.read_timed_out()
+                        if not session.listening:
+                            sock.sendall(keepalive)
+                        elif not self.flushing:  # else the stream is not quiet: bytes wait
+                            self._send_now(keepalive)
+                    continue
+                with self.lock:
+                    session.receive_data(data)
+            elif isinstance(action, RunHandler):
+                self.pool.submit(self._handle, action)
+            elif isinstance(action, CancelHandler):
+                action.run.context._cancel()
+            elif isinstance(action, EndListen):
+                self._end_listen()
+            else:
+                self._end_listen()  # no notification may follow the write side's shutdown
+                if action.linger:  # the last response is written: let the client read it
+                    self._linger()
+                return
+
     def close(self) -> None:
         """End this connection: its handler is cancelled and its socket closed."""
         self._end_listen()
-        if self.ctx is not None:
-            self.ctx._cancel()
+        with self.lock:
+            run = self.session.run
+        if run is not None:
+            run.context._cancel()
         with contextlib.suppress(OSError):
             self.sock.shutdown(socket.SHUT_RDWR)  # wakes the thread blocked in recv
         self.sock.close()
         if self.out is not None:
             self.out.close()
         with self.lock:
-            self.conn.close()  # gives back its body budget
+            self.session.close()  # gives back its budgets
 
     def _linger(self) -> None:
         """Shut the write side, then read and drop what the client still sends (bounded)."""
@@ -286,89 +336,30 @@ class _Link:
                 return
             left -= len(data)
 
-    def _step(self) -> bool:
-        with self.lock:
-            event = self.conn.next_event()
-        if event is m.NEED_DATA:
-            wait = self._wait()
-            if wait is None:
-                return False  # the client took too long to send a request: close (slowloris)
-            self.sock.settimeout(wait)
-            try:
-                data = self.sock.recv(_CHUNK)
-            except TimeoutError:
-                with self.lock:
-                    if not self.listening:
-                        self.sock.sendall(self.conn.keepalive())  # b"" unless a stream is open
-                    elif not self.flushing:  # else the stream is not quiet: bytes are waiting
-                        self._send_now(self.conn.keepalive())
-                return True
-            with self.lock:
-                self.conn.receive_data(data)
-            return True
-        if isinstance(event, Reply):
-            self.clock.request_arrived()  # a whole exchange, as a request is (idle clock)
-            self.emit(event)
-            return not self.conn.must_close
-        if isinstance(event, m.Request):
-            self.clock.request_arrived()
-            self._dispatch(event)
-        elif isinstance(event, m.Cancelled):  # the client closed the response (HTTP-SSE-5)
-            self._end_listen()
-            if self.ctx is not None:
-                self.ctx._cancel()
-        elif isinstance(event, m.ConnectionClosed):
-            return False
-        return True
-
-    def _wait(self) -> float | None:
-        """How long to wait for the client's bytes; ``None`` once its time is up."""
-        busy = self.ctx is not None or self.listening
-        return self.clock.wait(busy=busy, now=time.monotonic(), settings=self.server)
-
-    def _dispatch(self, request: m.Request) -> None:
-        if self.server.handlers.find(request.method) is None:
-            listen = request.method == "subscriptions/listen"
-            if listen:
-                client = self.conn.client(self.peer)
-                refusal = self.listens.admit(request.id, client)
-                if refusal is not None:
-                    self.emit(refusal)  # over its budget (429) or the server's (503), closed
-                    return
-                self.listening, self.client = True, client  # given back by _end_listen
-                self.listen = request.id
-                self.out = self.sock.dup()
-                self.out.setblocking(False)
-                self.outbox = Outbox(
-                    self.server.fanout_queue, f"listen {request.id!r} of {self.peer_name()}"
-                )
-            self.emit(default_answer(self.template, request), subscribe=listen)
-            return
-
-        self.ctx = Context(RequestContext(request), self)
-        self.pool.submit(self._handle, self.ctx)
-
-    def _handle(self, ctx: Any) -> None:
+    def _handle(self, run: RunHandler[Handler, Context]) -> None:
         try:
-            run_handler(self.server, ctx, self.emit, self.template.cache_hints)
-        except OSError:
-            pass  # the client went away while we answered
-        except Exception as e:
-            server_log.exception("%s: the handler runner failed: %r", ctx.request.method, e)
-        finally:
-            if self.ctx is ctx:
-                self.ctx = None
+            if run.context.cancelled:  # cancelled (or the connection ended) before it started
+                with self.lock:
+                    self.session.handler_cancelled(run)
+                return
+            value, error = call(run)
+            with self.lock:
+                data = self.session.handler_done(run, value, error)
+                if data:
+                    self.sock.sendall(data)
+        except OSError as e:  # the client went away while we answered: the reader sees it
+            server_log.debug("%s: the answer was not written: %r", self.peer_name(), e)
+        except Exception as e:  # a pool thread must not fail silently
+            server_log.exception("%s: the handler runner failed: %r", run.request.method, e)
 
     def _end_listen(self) -> None:
         """The listen is over, however it ended: out of the fan-out, its budget given back
-        (once: the swap of ``listening`` guards it), its writer stopped.  Idempotent."""
+        (once), its writer stopped.  Idempotent."""
         with self.server._lock:
             self.server._sessions.discard(self)
-            listening, self.listening = self.listening, False
         with self.lock:
             self.outbox = None  # offer drops from now on, and the flusher thread stops
-        if listening:
-            self.listens.release(self.client)
+            self.session.end_listen()
 
 
 def _writable(sock: socket.socket, timeout: float) -> bool:

@@ -33,7 +33,7 @@ from mcp_proto_runtime import (
     server_log,
 )
 
-from ._handlers import Context, Handler, _Workers
+from ._handlers import Context, Handler, _Workers, call
 from ._http import serve_http
 
 __all__ = ["Server"]
@@ -335,14 +335,9 @@ class _Session:
                     with self.lock:
                         run = self._carry_out(session.handler_cancelled(run))
                     continue
-                try:
-                    value = run.handler(run.context, run.request.params)
-                except Exception as e:
-                    with self.lock:
-                        run = self._carry_out(session.handler_done(run, error=e))
-                else:
-                    with self.lock:
-                        run = self._carry_out(session.handler_done(run, value))
+                value, error = call(run)
+                with self.lock:
+                    run = self._carry_out(session.handler_done(run, value, error))
             except Exception as e:  # a pool thread must not fail silently
                 server_log.exception("%s: the handler runner failed: %r", method, e)
                 return

@@ -1,8 +1,8 @@
 """What the trio stdio server and the trio HTTP server share around one request.
 
 :class:`Context` is what a handler gets (its request, ``progress``, ``log``,
-``notify_changed``, a cancel scope); :func:`run_handler` runs a handler in that
-scope and sends its answer; :class:`Changes` is a stream's change-notification
+``notify_changed``, a cancel scope); :func:`call` awaits a handler in a scope and
+tells its outcome; :class:`Changes` is a stream's change-notification
 outbox and the parking lot its writer task waits in.  Neither server module
 imports the other for these: ``_server`` imports ``_http`` to serve HTTP, and
 both import this module.
@@ -10,24 +10,20 @@ both import this module.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import trio
 
 from mcp_proto_runtime import (
-    SEND_REFUSED,
     AsyncChanges,
     AsyncHandlerContext,
     RequestContext,
+    RunHandler,
     ServerSettings,
-    answer,
-    internal_error,
-    server_log,
 )
 
-__all__ = ["Changes", "Context", "Handler", "run_handler"]
+__all__ = ["Changes", "Context", "Handler", "call"]
 
 Handler = Callable[["Context", Any], Awaitable[Any]]
 _SPENT = trio.CancelScope()  # a finished request's scope: cancelling it reaches nothing
@@ -41,25 +37,11 @@ class Context(AsyncHandlerContext):
 
     def __init__(self, core: RequestContext, session: Any) -> None:
         super().__init__(core, session)
-        self.scope = trio.CancelScope()
+        self.scope = _SPENT  # until it runs (see call): a cancel now is seen as it starts
 
     def _cancel(self) -> None:
         super()._cancel()
         self.scope.cancel()
-
-    async def _run_in(self, scope: trio.CancelScope, run: Callable[[], Awaitable[None]]) -> None:
-        """``await run()`` in a worker's ``scope``, which is this request's while it runs.
-
-        A request cancelled before it started starts cancelled; once it is over its
-        scope is a spent one, so a late cancel cannot reach the worker's next request.
-        """
-        self.scope = scope
-        if self.cancelled:
-            scope.cancel()
-        try:
-            await run()
-        finally:
-            self.scope = _SPENT
 
 
 class Changes(AsyncChanges):
@@ -76,34 +58,24 @@ class Changes(AsyncChanges):
         await self.waiting.park()
 
 
-async def run_handler(
-    server: ServerSettings[Handler],
-    ctx: Context,
-    emit: Callable[[Any], Awaitable[None]],
-    cache_hints: tuple[int, str],
-    *,
-    scoped: bool = True,
-) -> None:
-    """Run ``ctx``'s handler in its cancel scope and send its answer, unless cancelled.
+async def call(
+    run: RunHandler[Handler, Context], scope: trio.CancelScope
+) -> tuple[Any, Exception | None]:
+    """Await ``run``'s handler in ``scope``: ``(value, None)``, or ``(None, error)``.
 
-    ``scoped=False``: the caller runs it inside ``ctx.scope`` already, and a
-    cancellation propagates as ``trio.Cancelled`` for the caller's scope to catch.
+    ``scope`` (entered by the caller, often a worker's for many requests) is the
+    request's ``ctx.scope`` while the handler runs, so a cancellation reaches it, and
+    ``trio.Cancelled`` propagates for ``scope`` to catch; a request cancelled before it
+    started starts cancelled.  Once it is over its scope is a spent one, so a late
+    cancel cannot reach the worker's next request.
     """
-    request = ctx.request
-    handler = server.handlers.find(request.method)
-    assert handler is not None
-    outcome: Any = None
-    with ctx.scope if scoped else contextlib.nullcontext():
-        try:
-            value = await handler(ctx, request.params)
-        except Exception as e:
-            outcome = answer(request, error=e)
-        else:
-            outcome = answer(request, value, cache_hints=cache_hints)
-    if outcome is None:
-        return  # cancelled: nothing is sent for it (STDIO-13)
+    ctx = run.context
+    ctx.scope = scope
+    if ctx.cancelled:
+        scope.cancel()
     try:
-        await emit(outcome)
-    except SEND_REFUSED as e:  # the handler's answer broke a send rule or cannot be encoded
-        server_log.error("handler for %s: its answer was refused: %s", request.method, e)
-        await emit(internal_error(request))
+        return await run.handler(ctx, run.request.params), None
+    except Exception as e:
+        return None, e
+    finally:
+        ctx.scope = _SPENT

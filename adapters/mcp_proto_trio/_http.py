@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import math
 import socket
-from collections.abc import Hashable
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import outcome
@@ -33,20 +31,27 @@ import trio
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
+from mcp_proto.http import HTTPServer
 from mcp_proto.http.limits import BodyBudget, ListenBudget
 from mcp_proto_runtime import (
     LINGER_BYTES,
     LINGER_TIME,
-    ClientClock,
+    CancelHandler,
+    Close,
+    EndListen,
+    HTTPServerSession,
+    OpenListen,
+    ReadWithin,
     RequestContext,
-    default_answer,
+    RunHandler,
+    Write,
     listen_end,
     peer_of,
+    server_log,
     write_timed_out,
 )
 
-from ._handlers import Changes, Context, run_handler
+from ._handlers import Changes, Context, Handler, call
 
 if TYPE_CHECKING:
     from ._server import Server
@@ -117,25 +122,30 @@ class _Link:
         peer: str,
     ) -> None:
         self.server = server
-        self.listens, bodies = budgets
-        self.conn = HTTPServerConnection(http, budget=bodies)
-        self.peer = peer
-        self.client: Hashable = None  # who holds the open listen, once there is one
-        self.template = template  # the configuration, for answers that need no handler
+        self.session: HTTPServerSession[Handler, Context] = HTTPServerSession(
+            server,
+            http,
+            template,
+            budgets,
+            peer=peer,
+            make_context=self._context,
+            now=trio.current_time(),
+        )
+        self.conn = self.session.conn
         self.sock = sock
         self.send_lock = trio.Lock()  # held only by a send that has to wait for the socket
-        self.ctx: Context | None = None
-        self.listening = False
         self.changes: Changes | None = None  # while a listen is open
         self.writing: trio.CancelScope | None = None  # its writer's scope
-        self.clock = ClientClock(trio.current_time())  # slowloris: how long the client may take
         self.timer = trio.CancelScope()  # the deadline of the current wait for the client
         self.renew = False  # the timer went off as bytes came: use a new one
         self.idle_worker: trio.lowlevel.Task | None = None  # parked in _worker
         self.tasks: trio.CancelScope | None = None  # the scope of the connection's tasks
 
-    async def emit(self, event: Any) -> None:
-        data = self.conn.send(event)
+    def _context(self, core: RequestContext) -> Context:
+        return Context(core, self)
+
+    async def emit(self, event: m.Notification | m.Result) -> None:
+        data = self.session.send(event)
         if data:
             await self.send(data)
 
@@ -222,30 +232,63 @@ class _Link:
                 self.tasks = nursery.cancel_scope
                 nursery.start_soon(self._worker)
                 try:
-                    going = True
-                    while going:
-                        # the timer scope covers this task's waits for the client only:
-                        # the handlers run in the nursery, outside it
-                        with trio.CancelScope() as self.timer:
-                            while (going := await self._step(nursery)) and not self.renew:
-                                pass
-                        self.renew = False
-                        if self.timer.cancelled_caught:  # the client has been quiet
-                            keepalive = self.conn.keepalive()  # b"" unless a stream is open
-                            if keepalive:
-                                await self.send(keepalive)
-                    self._end_listen()  # no notification may follow the write side's shutdown
-                    if self.conn.must_close:  # the last response is written: let it be read
-                        await self._linger()
+                    await self._carry_out(nursery)
                 finally:
                     nursery.cancel_scope.cancel()
-        except* (trio.BrokenResourceError, trio.ClosedResourceError):
-            pass  # the client went away (a reset included); raised in the nursery: a group
+        except* (trio.BrokenResourceError, trio.ClosedResourceError) as gone:
+            # the client went away (a reset included); raised in the nursery: a group
+            server_log.debug("%s: connection lost: %r", self.peer_name(), gone.exceptions[0])
         finally:
             self._end_listen()
             trio.lowlevel.notify_closing(self.sock)
             self.sock.close()
-            self.conn.close()  # gives back its body budget
+            self.session.close()  # gives back its budgets
+
+    async def _carry_out(self, nursery: trio.Nursery) -> None:
+        session = self.session
+        while True:
+            # the timer scope covers this task's waits for the client only: the handlers
+            # run in the nursery, outside it
+            with trio.CancelScope() as self.timer:
+                while True:
+                    action = session.next_action(trio.current_time())
+                    if isinstance(action, ReadWithin):
+                        session.receive_data(await self.receive(action.seconds))
+                        if self.renew:
+                            break
+                    elif isinstance(action, Write):
+                        await self.send(action.data)
+                    elif isinstance(action, RunHandler):
+                        worker, self.idle_worker = self.idle_worker, None
+                        if worker is not None:
+                            trio.lowlevel.reschedule(worker, outcome.Value(action))
+                        else:
+                            nursery.start_soon(self._handle, action)
+                    elif isinstance(action, CancelHandler):
+                        action.run.context._cancel()
+                    elif isinstance(action, OpenListen):
+                        self._open_listen(action, nursery)
+                        await self.send(action.ack)
+                    elif isinstance(action, EndListen):
+                        self._end_listen()
+                    else:
+                        break
+            self.renew = False
+            if self.timer.cancelled_caught:  # the client has been quiet
+                keepalive = session.read_timed_out()  # b"" unless a stream is open
+                if keepalive:
+                    await self.send(keepalive)
+            elif isinstance(action, Close):
+                self._end_listen()  # no notification may follow the write side's shutdown
+                if action.linger:  # the last response is written: let it be read
+                    await self._linger()
+                return
+
+    def _open_listen(self, listen: OpenListen, nursery: trio.Nursery) -> None:
+        self.changes = Changes(self.server, f"listen {listen.id!r} of {self.peer_name()}")
+        self.writing = scope = trio.CancelScope()  # cancelled by _end_listen
+        nursery.start_soon(self._write_changes, listen.id, scope, nursery.cancel_scope)
+        self.server._sessions.add(self)  # reached by notify_changed from now on
 
     async def _linger(self) -> None:
         """Shut the write side, then read and drop what the client still sends (bounded)."""
@@ -278,86 +321,35 @@ class _Link:
             with trio.CancelScope() as scope:
                 while True:
                     self.idle_worker = me
-                    ctx = await trio.lowlevel.wait_task_rescheduled(self._unpark)
-                    await ctx._run_in(scope, partial(self._handle, ctx, scoped=False))
+                    run = await trio.lowlevel.wait_task_rescheduled(self._unpark)
+                    await self._run(run, scope)
+            self.session.handler_cancelled(run)  # only its cancellation ends up here
 
     def _unpark(self, _: Any) -> trio.lowlevel.Abort:
         self.idle_worker = None  # cancelled while parked: nobody may hand it a request now
         return trio.lowlevel.Abort.SUCCEEDED
 
-    async def _step(self, nursery: trio.Nursery) -> bool:
-        event = self.conn.next_event()
-        if event is m.NEED_DATA:
-            wait = self._wait()
-            if wait is None:
-                return False  # the client took too long to send a request: close (slowloris)
-            self.conn.receive_data(await self.receive(wait))
-            return True
-        if isinstance(event, Reply):
-            self.clock.request_arrived()  # a whole exchange, as a request is (idle clock)
-            await self.emit(event)
-            return not self.conn.must_close
-        if isinstance(event, m.Request):
-            self.clock.request_arrived()
-            await self._dispatch(event, nursery)
-        elif isinstance(event, m.Cancelled):  # the client closed the response (HTTP-SSE-5)
-            self._end_listen()
-            if self.ctx is not None:
-                self.ctx._cancel()
-        elif isinstance(event, m.ConnectionClosed):
-            return False
-        return True
+    async def _handle(self, run: RunHandler[Handler, Context]) -> None:
+        with trio.CancelScope() as scope:
+            await self._run(run, scope)
+        if scope.cancelled_caught:
+            self.session.handler_cancelled(run)
 
-    def _wait(self) -> float | None:
-        """How long to wait for the client's bytes; ``None`` once its time is up."""
-        busy = self.ctx is not None or self.listening
-        return self.clock.wait(busy=busy, now=trio.current_time(), settings=self.server)
-
-    async def _dispatch(self, request: m.Request, nursery: trio.Nursery) -> None:
-        if self.server.handlers.find(request.method) is None:
-            listen = request.method == "subscriptions/listen"
-            if listen:
-                client = self.conn.client(self.peer)
-                refusal = self.listens.admit(request.id, client)
-                if refusal is not None:
-                    await self.emit(refusal)  # over its budget (429) or the server's (503)
-                    return
-                self.listening, self.client = True, client  # given back by _end_listen
-            await self.emit(default_answer(self.template, request))
-            if listen:
-                who = f"listen {request.id!r} of {self.peer_name()}"
-                self.changes = Changes(self.server, who)
-                self.writing = scope = trio.CancelScope()  # cancelled by _end_listen
-                nursery.start_soon(self._write_changes, request.id, scope, nursery.cancel_scope)
-                self.server._sessions.add(self)  # reached by notify_changed from now on
-            return
-        self.ctx = ctx = Context(RequestContext(request), self)
-        worker, self.idle_worker = self.idle_worker, None
-        if worker is not None:
-            trio.lowlevel.reschedule(worker, outcome.Value(ctx))
-        else:
-            nursery.start_soon(self._handle, ctx)
+    async def _run(self, run: RunHandler[Handler, Context], scope: trio.CancelScope) -> None:
+        """Run one handler in ``scope`` (its context's while it runs) and write its answer."""
+        value, error = await call(run, scope)
+        try:
+            await self.send(self.session.handler_done(run, value, error))
+        except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
+            server_log.debug("%s: the answer was not written: %r", self.peer_name(), e)
 
     def _end_listen(self) -> None:
         """The listen is over, however it ended: out of the fan-out, its budget given
-        back (once: ``listening`` guards it), its writer stopped.  Idempotent."""
+        back (once), its writer stopped.  Idempotent."""
         self.server._sessions.discard(self)
-        if self.listening:
-            self.listening = False
-            self.listens.release(self.client)
+        self.session.end_listen()
         if self.writing is not None:
             self.writing.cancel()
-
-    async def _handle(self, ctx: Context, *, scoped: bool = True) -> None:
-        try:
-            await run_handler(
-                self.server, ctx, self.emit, self.template.cache_hints, scoped=scoped
-            )
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
-            pass  # the client went away while we answered
-        finally:
-            if self.ctx is ctx:
-                self.ctx = None
 
     def peer_name(self) -> str:
         return peer_of(self.sock)

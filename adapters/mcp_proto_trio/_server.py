@@ -33,7 +33,7 @@ from mcp_proto_runtime import (
     Write,
 )
 
-from ._handlers import _SPENT, Changes, Context, Handler
+from ._handlers import Changes, Context, Handler, call
 from ._http import serve_http
 
 __all__ = ["Server"]
@@ -351,19 +351,8 @@ class _Session:
         self, run: RunHandler[Handler, Context], scope: trio.CancelScope
     ) -> RunHandler[Handler, Context] | None:
         """Run one handler in ``scope``, then what its end asks; the next request to run."""
-        ctx = run.context
-        ctx.scope = scope
-        if ctx.cancelled:  # cancelled between its RunHandler and now
-            scope.cancel()
-        try:
-            value = await run.handler(ctx, run.request.params)
-        except Exception as e:
-            actions = self.session.handler_done(run, error=e)
-        else:
-            actions = self.session.handler_done(run, value)
-        finally:
-            ctx.scope = _SPENT  # a late cancel reaches nothing
-        return await self._carry_out(actions)
+        value, error = await call(run, scope)
+        return await self._carry_out(self.session.handler_done(run, value, error))
 
     async def _carry_out(
         self, actions: list[Write | RunHandler[Handler, Context] | ResumeReading]
