@@ -128,6 +128,26 @@ def test_edge93_values_that_cannot_be_mirrored(value: Any) -> None:
         ("42", 42.0, True),
         ("4.2e1", 42, True),
         ("042", 42, False),
+        ("0.5", 0.5, True),
+        ("5e-1", 0.5, True),
+        ("0.50", 0.5, True),
+        ("1e16", 1e16, True),
+        ("10000000000000000", 1e16, True),
+        ("1e16", 10**16, True),
+        ("-0", 0, True),
+        ("0.0", -0.0, True),
+        ("-1", 1, False),
+        ("0.1", 0.1, True),
+        ("0.1", 0.10000000000000002, False),
+        # numbers past decimal's exponent range compare, never raise (HTTP-37)
+        ("1e-999999999999999999999", 0, False),
+        ("0e-999999999999999999999", 0, True),
+        ("0e999999999999999999999999999999", 0.0, True),
+        ("1e999999999999999999999999999999", 1, False),
+        ("1e+" + "0" * 5000 + "1", 10, True),
+        ("1e" + "9" * 5000, 1, False),
+        ("1", float("inf"), False),
+        ("1", float("nan"), False),
         ("x", 42, False),
         ("true", True, True),
         ("True", True, False),  # edge 90: values are case-sensitive
@@ -140,6 +160,25 @@ def test_edge93_values_that_cannot_be_mirrored(value: Any) -> None:
 )
 def test_http35_37_header_matches_body(text: str, body: Any, equal: bool) -> None:
     assert header_value_matches(text, body) is equal
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.from_regex(
+        r"-?(0|[1-9][0-9]{0,5})(\.[0-9]{1,5})?([eE][+-]?[0-9]{1,3})?", fullmatch=True
+    ),
+    body=st.one_of(st.integers(-(10**6), 10**6), st.floats(allow_nan=False, allow_infinity=False)),
+)
+def test_http37_numeric_match_agrees_with_decimal(text: str, body: int | float) -> None:
+    from decimal import Decimal
+
+    expected = Decimal(text) == Decimal(repr(body) if isinstance(body, float) else body)
+    assert header_value_matches(text, body) is expected
+    assert header_value_matches(repr(body), body) is True
+
+
+def test_http37_header_against_an_int_too_long_to_print_matches_nothing() -> None:
+    assert header_value_matches("1", 10**5000) is False
 
 
 def schema(**props: Any) -> dict[str, Any]:

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from decimal import Decimal, InvalidOperation
 from typing import Any, Final, TypeAlias
 
 from attrs import frozen
@@ -59,7 +59,9 @@ RawHeaders: TypeAlias = Iterable[tuple[bytes | str, bytes | str]]
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
 _PLAIN = re.compile(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?\Z")
 _B64 = re.compile(r"[A-Za-z0-9+/]*={0,2}\Z")
-_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?\Z")
+_NUMBER = re.compile(r"(-?)(0|[1-9][0-9]*)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?\Z")
+#: Exponents with more digits than this name no number a decoded JSON body can hold.
+_MAX_EXPONENT_DIGITS = 24
 _OWS = " \t"
 #: JSON Schema keywords whose values are instance data, never subschemas.
 _DATA_KEYWORDS = frozenset({"const", "default", "enum", "examples"})
@@ -213,20 +215,47 @@ def header_value_matches(text: str, body: Any) -> bool:
     """Whether decoded header ``text`` equals body value ``body`` (HTTP-35, HTTP-37).
 
     Strings compare exactly, booleans as lowercase ``true``/``false``, numbers
-    numerically (``42.0`` equals ``42``).
+    numerically (``42.0`` equals ``42``, ``0e-99999`` equals ``0``). A number compares
+    in time linear in its text, whatever its exponent; infinities and NaN match nothing.
     """
     if isinstance(body, str):
         return text == body
     if isinstance(body, bool):
         return text == ("true" if body else "false")
     if isinstance(body, int | float):
-        if not _NUMBER.match(text):
+        if isinstance(body, float) and not math.isfinite(body):
             return False
         try:
-            return Decimal(text) == Decimal(repr(body) if isinstance(body, float) else body)
-        except InvalidOperation:  # pragma: no cover - the regex admits only numbers
+            mirror = str(body) if isinstance(body, int) else repr(body)
+        except ValueError:  # an int past the interpreter's digit limit: no header holds it
             return False
+        wanted = _number_key(mirror)
+        return wanted is not None and _number_key(text) == wanted
     return False
+
+
+def _number_key(text: str) -> tuple[bool, str, int] | None:
+    """``(negative, significant digits, exponent)`` of a JSON number, equal for equal values.
+
+    ``None`` when ``text`` is not a JSON number. Zero is ``(False, "", 0)`` whatever its
+    sign or exponent; an exponent too long to name a representable value keeps its text
+    digits in the key, so it equals no body number.
+    """
+    match = _NUMBER.match(text)
+    if match is None:
+        return None
+    sign, whole, fraction, exponent = match.groups()
+    fraction = fraction or ""
+    digits = (whole + fraction).lstrip("0")
+    if not digits:
+        return (False, "", 0)
+    trimmed = digits.rstrip("0")
+    exponent = exponent or "0"
+    magnitude = exponent.lstrip("+-").lstrip("0") or "0"
+    if len(magnitude) > _MAX_EXPONENT_DIGITS:
+        return (bool(sign), trimmed + "e" + exponent, 0)
+    shift = -int(magnitude) if exponent.startswith("-") else int(magnitude)
+    return (bool(sign), trimmed, shift - len(fraction) + len(digits) - len(trimmed))
 
 
 @frozen(kw_only=True)
