@@ -7,6 +7,7 @@ table of (schema, instance, valid) cases, written from the 2020-12 specification
 from __future__ import annotations
 
 import doctest
+import enum
 from typing import Any
 
 import pytest
@@ -526,3 +527,61 @@ def test_non_json_values_match_no_type() -> None:
     assert not v.is_valid({1, 2})
     assert not v.is_valid(b"bytes")
     assert compile_schema({"not": {"const": 1}}).is_valid(object())
+
+
+class _Colour(str, enum.Enum):  # noqa: UP042 - the mixin, whose str() is "_Colour.RED"
+    RED = "red"
+    BLUE = "blue"
+
+
+class _Level(enum.IntEnum):
+    LOW = 1
+
+
+class _Real(float):
+    pass
+
+
+def test_str_enum_members_compare_as_their_values() -> None:
+    """A ``str`` Enum member is its string value on either side (not ``"_Colour.RED"``)."""
+    assert compile_schema({"enum": [_Colour.RED]}, cache=None).is_valid("red")
+    assert compile_schema({"enum": ["red"]}, cache=None).is_valid(_Colour.RED)
+    assert not compile_schema({"enum": ["_Colour.RED"]}, cache=None).is_valid(_Colour.RED)
+    assert compile_schema({"const": {"red": 1}}, cache=None).is_valid({_Colour.RED: 1})
+    unique = compile_schema({"uniqueItems": True}, cache=None)
+    assert not unique.is_valid([_Colour.RED, "red"])
+    assert not unique.is_valid([{_Colour.RED: 1}, {"red": 1}])
+    assert compile_schema({"type": "string"}, cache=None).is_valid(_Colour.BLUE)
+
+
+def test_number_subclasses_compare_as_numbers() -> None:
+    assert compile_schema({"const": 1}, cache=None).is_valid(_Level.LOW)
+    assert compile_schema({"const": 1.5}, cache=None).is_valid(_Real(1.5))
+    assert compile_schema({"const": 2}, cache=None).is_valid(_Real(2.0))
+    assert compile_schema({"type": "integer"}, cache=None).is_valid(_Level.LOW)
+    assert compile_schema({"type": "integer"}, cache=None).is_valid(_Real(3.0))
+    assert not compile_schema({"type": "integer"}, cache=None).is_valid(_Real(3.5))
+    assert compile_schema({"type": "number"}, cache=None).is_valid(_Real(3.5))
+    assert not compile_schema({"type": "boolean"}, cache=None).is_valid(_Level.LOW)
+
+
+def test_mapping_and_tuple_instances_are_objects_and_arrays() -> None:
+    from types import MappingProxyType
+
+    proxy = MappingProxyType({"a": [1, 2]})
+    assert compile_schema({"type": "object"}, cache=None).is_valid(proxy)
+    assert compile_schema({"const": {"a": [1, 2]}}, cache=None).is_valid(proxy)
+    assert compile_schema({"const": [1, 2]}, cache=None).is_valid((1, 2.0))
+    assert compile_schema({"type": "array"}, cache=None).is_valid((1,))
+
+
+def test_values_of_no_json_type_match_no_type() -> None:
+    """A Python ``object()`` is not a JSON object, and equals only itself."""
+    thing = object()
+    for name in ("object", "array", "string", "number", "integer", "boolean", "null"):
+        assert not compile_schema({"type": name}, cache=None).is_valid(thing)
+    (failure,) = compile_schema({"type": "object"}, cache=None).failures(thing)
+    assert "non-JSON object" in failure.message
+    assert not compile_schema({"const": None}, cache=None).is_valid(thing)
+    assert not compile_schema({"uniqueItems": True}, cache=None).is_valid([thing, thing])
+    assert compile_schema({"uniqueItems": True}, cache=None).is_valid([thing, object()])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["FAST_TYPES", "canon", "escape", "json_type", "pointer", "type_matches"]
+__all__ = ["FAST_TYPES", "canon", "escape", "json_type", "pointer"]
 
 
 FAST_TYPES: dict[type, str] = {
@@ -20,38 +20,34 @@ FAST_TYPES: dict[type, str] = {
 
 
 def json_type(value: Any) -> str:
-    """The JSON type name of a decoded value (``"integer"`` for an ``int``, never for a bool)."""
+    """The JSON type name of a decoded value (``"integer"`` for an ``int``, never for a bool).
+
+    A value of no JSON type gets a name no schema type has (``"non-JSON object"``), so it
+    matches no ``type`` keyword and the message says what it was.
+    """
     found = FAST_TYPES.get(type(value))
     if found is not None:
         return found
-    if value is None:
-        return "null"
     if isinstance(value, Mapping):
         return "object"
     if isinstance(value, (list, tuple)):
         return "array"
     if isinstance(value, str):
         return "string"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
+    if isinstance(value, int):  # bool cannot be subclassed, so this is a true int subclass
         return "integer"
     if isinstance(value, float):
         return "number"
-    return type(value).__name__  # not a JSON value: matches no type
-
-
-def type_matches(value: Any, kind: str, name: str) -> bool:
-    """Whether ``value`` (of JSON type ``kind``) is an instance of the schema type ``name``."""
-    if kind == name:
-        return True
-    if name == "number":
-        return kind == "integer"
-    return name == "integer" and kind == "number" and float(value).is_integer()
+    return f"non-JSON {type(value).__name__}"
 
 
 def canon(value: Any) -> Any:
-    """A hashable key, equal for JSON-equal values (``1 == 1.0``, ``true != 1``, any key order)."""
+    """A hashable key, equal for JSON-equal values (``1 == 1.0``, ``true != 1``, any key order).
+
+    Subclasses count as their JSON type: a ``class E(str, Enum)`` member is its string value
+    (not ``"E.a"``), an ``IntEnum`` member its number. A value of no JSON type equals only
+    itself.
+    """
     t = type(value)
     if t is str:
         return value
@@ -64,16 +60,23 @@ def canon(value: Any) -> Any:
     if value is None:
         return ("z",)
     if isinstance(value, Mapping):
-        return ("o", frozenset((k, canon(v)) for k, v in value.items()))
+        return ("o", frozenset((_key(k), canon(v)) for k, v in value.items()))
     if isinstance(value, (list, tuple)):
         return ("a", tuple(canon(v) for v in value))
     if isinstance(value, str):
-        return str(value)
-    if isinstance(value, bool):
-        return ("b", bool(value))
-    if isinstance(value, (int, float)):
-        return canon(float(value) if isinstance(value, float) else int(value))
+        return str.__str__(value)
+    if isinstance(value, int):
+        return ("n", int(value))
+    if isinstance(value, float):
+        return canon(float(value))
     return ("?", id(value))
+
+
+def _key(key: Any) -> Any:
+    """A mapping key as a plain string when it is a ``str`` subclass (an Enum hashes by name)."""
+    if type(key) is not str and isinstance(key, str):
+        return str.__str__(key)
+    return key
 
 
 def escape(token: object) -> str:
