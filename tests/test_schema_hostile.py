@@ -317,3 +317,26 @@ def test_long_regex_is_refused() -> None:
 def test_unknown_dialects_fail_loudly_schema_04(dialect: str) -> None:
     with pytest.raises(UnsupportedDialect, match="unsupported JSON Schema dialect"):
         compile_schema({"$schema": dialect}, cache=None)
+
+
+@pytest.mark.parametrize("index", ["01", "00", "+1", "-0", "1 ", "\u0661", "\uff11", "9" * 5000])
+def test_ref_pointer_array_indexes_are_rfc_6901(index: str) -> None:
+    """An array index is "0" or ASCII digits with no leading zero; anything else resolves to
+    nothing (and a 5000-digit index costs no int conversion)."""
+    schema = {"$defs": {"list": [{"type": "string"}, {"type": "integer"}]}}
+    schema["$ref"] = f"#/$defs/list/{index}"
+    with pytest.raises(UnresolvableRef, match="no value at that pointer"):
+        timed(lambda: compile_schema(schema, cache=None))
+
+
+def test_ref_pointer_array_indexes_that_resolve() -> None:
+    items = [{"type": "string"}] + [{"type": "integer"}] * 10
+    for index, good in (("0", "a"), ("1", 1), ("10", 2)):
+        v = compile_schema({"$defs": {"list": items}, "$ref": f"#/$defs/list/{index}"}, cache=None)
+        assert v.is_valid(good) and not v.is_valid([])
+
+
+def test_ref_pointer_past_the_end_of_an_array_says_so() -> None:
+    schema = {"$defs": {"list": [{"type": "string"}]}, "$ref": "#/$defs/list/1"}
+    with pytest.raises(UnresolvableRef, match="has no item 1"):
+        compile_schema(schema, cache=None)

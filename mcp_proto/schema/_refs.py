@@ -11,6 +11,7 @@ A document without an absolute ``$id`` gets a placeholder base URI under the res
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
@@ -24,6 +25,9 @@ __all__ = ["DEFAULT_BASE", "Index", "RemoteResolver"]
 
 #: The base URI of a document without an absolute ``$id``.
 DEFAULT_BASE = "https://schema.invalid/root.json"
+
+# RFC 6901 array-index: "0", or ASCII digits without a leading zero.
+_INDEX = re.compile(r"0|[1-9][0-9]{0,17}", re.ASCII)
 
 #: ``resolver(uri)`` returns the schema document at an absolute URI (no fragment) or raises.
 RemoteResolver = Callable[[str], Any]
@@ -108,7 +112,14 @@ class Index:
                 token = unquote(raw).replace("~1", "/").replace("~0", "~")
                 if isinstance(target, Mapping) and token in target:
                     target = target[token]
-                elif isinstance(target, list) and token.isdigit() and int(token) < len(target):
+                elif isinstance(target, list) and _INDEX.fullmatch(token):
+                    if int(token) >= len(target):
+                        raise UnresolvableRef(
+                            ref,
+                            f"the array at that pointer has no item {token}",
+                            schema_path=schema_path,
+                            keyword=keyword,
+                        )
                     target = target[int(token)]
                 else:
                     raise UnresolvableRef(
