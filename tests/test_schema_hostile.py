@@ -275,7 +275,7 @@ def test_backtracking_pattern_properties_are_refused() -> None:
     assert info.value.keyword == "patternProperties"
 
 
-@pytest.mark.parametrize("pattern", [r"(a)\1", r"(?<x>a)\k<x>", r"\p{L}+", r"(", r"[a-"])
+@pytest.mark.parametrize("pattern", [r"(a)\1", r"(?<x>a)\k<x>", r"\p{L}+", r"(", r"a)", r"[a-"])
 def test_regexes_re_cannot_run_safely_are_refused(pattern: str) -> None:
     with pytest.raises(InvalidSchema, match="refused"):
         compile_schema({"pattern": pattern}, cache=None)
@@ -301,10 +301,59 @@ def test_polynomial_regex_gets_a_length_bound() -> None:
     assert info.value.bound == "max_pattern_subject"
 
 
+def test_lazy_quantifiers_count_as_repeats() -> None:
+    v = compile_schema({"pattern": "^<.+?>$"}, cache=None)
+    assert v.is_valid("<a>") and not v.is_valid("<>")
+    bounded = compile_schema({"pattern": "a+?a+?b"}, cache=None)  # exponent 3
+    with pytest.raises(LimitExceeded):
+        bounded.is_valid("a" * 216)
+
+
+def test_a_larger_work_budget_lets_max_pattern_subject_bind() -> None:
+    limits = Limits(max_regex_work=10**12, max_pattern_subject=500)
+    v = compile_schema({"pattern": "a*b"}, limits=limits, cache=None)  # 500**2 < 10**12
+    assert not v.is_valid("a" * 500)
+    with pytest.raises(LimitExceeded) as info:
+        v.is_valid("a" * 501)
+    assert info.value.bound == "max_pattern_subject"
+
+
 def test_long_regex_is_refused() -> None:
     with pytest.raises(LimitExceeded) as info:
         compile_schema({"pattern": "a" * 1_001}, cache=None)
     assert info.value.bound == "max_pattern_length"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "matching", "not_matching"),
+    [
+        ("^a[]b", [], ["ab", "a]b", "a b"]),  # [] matches nothing
+        ("^a[^]b$", ["a]b", "a\nb", "axb"], ["ab"]),  # [^] is any character
+        ("^[]a]$", [], ["a", "]", "]a", "a]"]),  # an empty class, then "a]"
+        ("^x[]a]$", [], ["xa]", "xa"]),
+        ("^[^]a]$", ["xa]", "]a]"], ["a", "xa"]),
+        ("^[[]$", ["["], ["]", "[]"]),  # "[" is a literal inside a class
+        ("^[a&&b]$", ["a", "&", "b"], ["ab", "c"]),  # no set operations in ECMA-262
+        ("^[~~|]+$", ["~|~"], ["a"]),
+        ("^[$]$", ["$"], [""]),
+        ("^[\\]x]$", ["]", "x"], ["]x"]),
+        ("^a$", ["a"], ["a\n"]),  # $ is the end, not before a final newline
+    ],
+)
+def test_regex_classes_read_as_ecma_262(
+    pattern: str, matching: list[str], not_matching: list[str]
+) -> None:
+    v = compile_schema({"pattern": pattern}, cache=None)
+    for text in matching:
+        assert v.is_valid(text), (pattern, text)
+    for text in not_matching:
+        assert not v.is_valid(text), (pattern, text)
+
+
+@pytest.mark.parametrize("pattern", ["[", "[^", "a[bc", "[\\]"])
+def test_unterminated_regex_classes_are_refused(pattern: str) -> None:
+    with pytest.raises(InvalidSchema, match="refused"):
+        compile_schema({"pattern": pattern}, cache=None)
 
 
 # -- dialects ---------------------------------------------------------------------------------

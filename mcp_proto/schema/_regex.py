@@ -22,9 +22,10 @@ step budget (one step per 100 characters).
 
 ECMA-262 differences handled: ``$`` outside a class means the end of the string (Python's ``$``
 also matches before a final newline, so it becomes ``\\Z``); ``(?<name>`` becomes ``(?P<name>``;
-``\\d``, ``\\w`` and ``\\b`` are ASCII as in ECMA-262 (the ``re.ASCII`` flag, which also makes
-``\\s`` ASCII-only: a documented deviation). Syntax ``re`` does not know (``\\p{L}``, ``\\cX``)
-makes the schema invalid, never permissive.
+``[]`` matches nothing and ``[^]`` any character; ``[`` inside a class is a literal; ``\\d``,
+``\\w`` and ``\\b`` are ASCII as in ECMA-262 (the ``re.ASCII`` flag, which also makes ``\\s``
+ASCII-only: a documented deviation). Syntax ``re`` does not know (``\\p{L}``, ``\\cX``) makes
+the schema invalid, never permissive.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ class Regex:
         return self.regex.search(subject) is not None
 
 
+_CLASS_RESERVED = frozenset("[&~|")
 _QUANT = re.compile(r"\*|\+|\?|\{(\d+)(,(\d*))?\}")
 
 
@@ -92,14 +94,25 @@ def compile_pattern(pattern: str, limits: Limits, schema_path: str, keyword: str
             i += 2
         elif c == "[":
             j = i + 1
-            if pattern[j : j + 1] == "^":
-                j += 1
+            negated = pattern[j : j + 1] == "^"
+            j += negated
+            # ECMA-262: a "]" right after "[" or "[^" closes the class; "[]" matches nothing
+            # and "[^]" any character (in Python a leading "]" would be a member).
+            out.append("[^" if negated else "[")
             if pattern[j : j + 1] == "]":
-                j += 1
-            while j < n and pattern[j] != "]":
-                j += 2 if pattern[j] == "\\" else 1
-            out.append(pattern[i : j + 1])
-            i = j + 1
+                out[-1] = r"[\s\S]" if negated else r"[^\s\S]"
+                i = j + 1
+            else:
+                while j < n and pattern[j] != "]":
+                    step = 2 if pattern[j] == "\\" else 1
+                    piece = pattern[j : j + step]
+                    # Literal in ECMA-262; in Python "[" and doubled "&", "~", "|" are
+                    # reserved for set operations.
+                    out.append("\\" + piece if piece in _CLASS_RESERVED else piece)
+                    j += step
+                if j < n:
+                    out.append("]")
+                i = j + 1
         elif c == "(":
             if pattern.startswith("(?<", i) and pattern[i + 3 : i + 4] not in ("=", "!"):
                 out.append("(?P<")
@@ -128,7 +141,6 @@ def compile_pattern(pattern: str, limits: Limits, schema_path: str, keyword: str
         else:
             out.append(c)
             i += 1
-        last_group = atom_group
         m = _QUANT.match(pattern, i)
         if m is None:
             continue
@@ -142,7 +154,7 @@ def compile_pattern(pattern: str, limits: Limits, schema_path: str, keyword: str
             frames[-1][0] = True
         if most is None or most > 1:
             repeats += 1
-        if last_group is not None and any(last_group) and (most is None or most > 1):
+        if atom_group is not None and any(atom_group) and (most is None or most > 1):
             raise refuse(
                 "a repeated group containing a quantifier or '|' can backtrack exponentially"
             )
@@ -151,7 +163,6 @@ def compile_pattern(pattern: str, limits: Limits, schema_path: str, keyword: str
         if pattern[i : i + 1] == "?":  # lazy quantifier
             out.append("?")
             i += 1
-        last_group = None
     if len(frames) != 1:
         raise refuse("unbalanced parenthesis")
     try:
