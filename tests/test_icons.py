@@ -287,6 +287,11 @@ def test_jpeg_segment_walk_skips_fill_bytes_and_markers() -> None:
     assert info.value.reason == "broken"
     with pytest.raises(IconError):
         check_icon_bytes(b"\xff\xd8\xff\xe0\x00\x10" + b"\0" * 14 + b"\x00\x00")
+    for standalone in (b"\xff\x01", b"\xff\xd0", b"\xff\xd7", b"\xff\xd8"):  # TEM, RSTn, SOI
+        walked = check_icon_bytes(body[:2] + standalone + body[2:])
+        assert (walked.width, walked.height) == (24, 12)
+    with pytest.raises(IconError, match="broken segment structure"):
+        check_icon_bytes(body[:20] + b"\x00\x00\x00\x00" + body[20:])  # no marker after APP0
 
 
 def test_webp_lossy_dimensions() -> None:
