@@ -66,6 +66,25 @@ class HoldsItemOrSet:
     extra: Any = attrs.field(factory=dict)
 
 
+@attrs.frozen(kw_only=True)
+class SizedItem:
+    name: str = attrs.field(metadata={"wire": "name"})
+    size: int = attrs.field(metadata={"wire": "size"})
+    extra: Any = attrs.field(factory=dict)
+
+
+def test_untagged_union_picks_the_class_leaving_fewest_unknown_keys_in_any_order() -> None:
+    """With no tag field, every class is tried: an exact fit wins at once, else the one whose
+    ``extra`` is smallest (the first of equals), whatever the order of the union."""
+    wire = {"name": "n", "size": 1, "colour": "red"}
+    best = SizedItem(name="n", size=1, extra={"colour": "red"})
+    assert structure(wire, SizedItem | Item) == best
+    assert structure(wire, Item | SizedItem) == best
+    many = {"name": "n", "size": 1, "a": 1, "b": 2}  # 2 unknown keys against 3
+    assert type(structure(many, Item | SizedItem)) is SizedItem
+    assert structure({"name": "n"}, SizedItem | Item) == Item(name="n")
+
+
 def test_source_of_compiles_a_class_on_first_use() -> None:
     @attrs.frozen(kw_only=True)
     class Fresh:  # used nowhere else: source_of is the first to compile it
