@@ -102,8 +102,10 @@ class StreamConnection:
             if event is PAUSED:
                 return PAUSED
             self._held = None
-            if event is not None:
-                return event
+            # Only a request is held, and a held request, once admitted, is a Request event or
+            # a refusal to send: never dropped.
+            assert event is not None
+            return event
         while True:
             if self._inbox:
                 item = self._inbox.popleft()
