@@ -145,7 +145,7 @@ def call(kind: str, url: str, limit: int | None, wait: float = WAIT) -> Any:
         import mcp_proto_asyncio
 
         async def main_asyncio() -> Any:
-            async with await mcp_proto_asyncio.Client.http(url, **options) as client:
+            async with mcp_proto_asyncio.Client.http(url, **options) as client:
                 return await client.call_tool("x")
 
         return asyncio.run(main_asyncio())

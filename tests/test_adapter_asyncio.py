@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -26,18 +27,18 @@ def run(coro: Any) -> Any:
     return asyncio.run(asyncio.wait_for(coro, 60))
 
 
-async def spawn(peer: str = "async_server.py", *args: str, **kw: Any) -> Client:
+def spawn(
+    peer: str = "async_server.py", *args: str, **kw: Any
+) -> AbstractAsyncContextManager[Client]:
     args = args or (("asyncio",) if peer == "async_server.py" else ())
     kw.setdefault("timeout", 20)
-    return await Client.stdio(
-        [sys.executable, str(PEERS / peer), *args], stderr=subprocess.PIPE, **kw
-    )
+    return Client.stdio([sys.executable, str(PEERS / peer), *args], stderr=subprocess.PIPE, **kw)
 
 
 def test_concurrent_calls_progress_and_errors() -> None:
     async def main() -> None:
         seen: list[float] = []
-        async with await spawn() as client:
+        async with spawn() as client:
             texts = await asyncio.gather(
                 *(client.call_tool("echo", {"text": str(i)}) for i in range(20)),
                 client.call_tool("echo", {"text": "p"}, on_progress=lambda p: seen.append(1)),
@@ -55,7 +56,7 @@ def test_concurrent_calls_progress_and_errors() -> None:
 
 def test_mrtr_round_through_the_callback() -> None:
     async def main() -> None:
-        async with await spawn(capabilities=ELICIT) as client:
+        async with spawn(capabilities=ELICIT) as client:
             result = await client.call_tool(
                 "ask",
                 on_input=lambda ev: {
@@ -71,29 +72,29 @@ def test_mrtr_round_through_the_callback() -> None:
 
 def test_cancel05_timeout_and_task_cancellation_reach_the_server() -> None:
     async def main() -> bytes:
-        client = await spawn()
-        await client.call_tool("echo")  # the server is up: the next handler starts at once
-        with pytest.raises(TimeoutError):  # 5 s: the handler starts first, even under load
-            await client.call_tool("sleep", {"seconds": 30}, timeout=5)
-        started = asyncio.Event()
-        task = asyncio.create_task(
-            client.call_tool("sleep", {"seconds": 30}, on_progress=lambda p: started.set())
-        )
-        await started.wait()
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        assert (await client.call_tool("echo", {"text": "after"})).content[0].text == "after"
-        assert await client.aclose() == 0
-        assert client.process is not None and client.process.stderr is not None
-        return await client.process.stderr.read()
+        async with spawn() as client:
+            await client.call_tool("echo")  # the server is up: the next handler starts at once
+            with pytest.raises(TimeoutError):  # 5 s: the handler starts first, even under load
+                await client.call_tool("sleep", {"seconds": 30}, timeout=5)
+            started = asyncio.Event()
+            task = asyncio.create_task(
+                client.call_tool("sleep", {"seconds": 30}, on_progress=lambda p: started.set())
+            )
+            await started.wait()
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            assert (await client.call_tool("echo", {"text": "after"})).content[0].text == "after"
+            assert await client.aclose() == 0
+            assert client.process is not None and client.process.stderr is not None
+            return await client.process.stderr.read()
 
     assert run(main()).count(b"cancelled") == 2  # each handler saw its cancellation
 
 
 def test_sub_listen_ack_notifications_and_cancel() -> None:
     async def main() -> None:
-        async with await spawn() as client:
+        async with spawn() as client:
             flt = t.SubscriptionFilter(tools_list_changed=True, prompts_list_changed=True)
             async with await client.listen(flt) as sub:
                 assert sub.honoured == t.SubscriptionFilter(tools_list_changed=True)  # SUB-06
@@ -110,7 +111,7 @@ def test_sub_listen_ack_notifications_and_cancel() -> None:
 @pytest.mark.parametrize("mode", ["junk", "crlf"])
 def test_hostile_but_valid_peers(mode: str) -> None:
     async def main() -> None:
-        async with await spawn("stdio_server.py", mode) as client:
+        async with spawn("stdio_server.py", mode) as client:
             assert (await client.call_tool("echo", {"text": mode})).content[0].text == mode
 
     run(main())
@@ -118,25 +119,25 @@ def test_hostile_but_valid_peers(mode: str) -> None:
 
 def test_stdio17_crash_fails_every_call_in_flight() -> None:
     async def main() -> None:
-        client = await spawn("stdio_server.py", "crash")
-        results = await asyncio.gather(
-            client.call_tool("sleep", {"seconds": 5}),
-            client.call_tool("echo", {"text": "x"}),
-            return_exceptions=True,
-        )
-        assert all(isinstance(r, ConnectionError) for r in results), results
-        with pytest.raises(ConnectionError):
-            await client.call_tool("echo")
-        assert await client.aclose() == 3
+        async with spawn("stdio_server.py", "crash") as client:
+            results = await asyncio.gather(
+                client.call_tool("sleep", {"seconds": 5}),
+                client.call_tool("echo", {"text": "x"}),
+                return_exceptions=True,
+            )
+            assert all(isinstance(r, ConnectionError) for r in results), results
+            with pytest.raises(ConnectionError):
+                await client.call_tool("echo")
+            assert await client.aclose() == 3
 
     run(main())
 
 
 def test_stdio14_aclose_escalates_to_kill() -> None:
     async def main() -> int | None:
-        client = await spawn("stdio_server.py", "stubborn")
-        assert client.process is not None and client.process.stderr is not None
-        assert await client.process.stderr.readline() == b"ready\n"
-        return await client.aclose(grace=0.3)
+        async with spawn("stdio_server.py", "stubborn") as client:
+            assert client.process is not None and client.process.stderr is not None
+            assert await client.process.stderr.readline() == b"ready\n"
+            return await client.aclose(grace=0.3)
 
     assert run(main()) == -9

@@ -63,7 +63,7 @@ def url(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iter
 @asynccontextmanager
 async def open_client(kind: str, url: str, **options: Any) -> AsyncIterator[Any]:
     if kind == "asyncio":
-        async with await mcp_proto_asyncio.Client.http(url, **options) as client:
+        async with mcp_proto_asyncio.Client.http(url, **options) as client:
             yield client
     else:
         async with mcp_proto_trio.Client.http(url, **options) as client:

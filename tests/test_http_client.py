@@ -300,6 +300,19 @@ def test_http42_46_edge105_era_detection(status: int, body: bytes, era: Era) -> 
     assert detect_era(status, body) is era
 
 
+@pytest.mark.parametrize("written", [b"null", b'"server-error"', b"99"])
+def test_an_error_status_answers_the_post_whatever_id_it_names_http_46(written: bytes) -> None:
+    """A 4xx JSON-RPC error is the answer to the one request of its POST, even under a
+    placeholder id (a legacy server's transport writes ``"server-error"``): an error
+    response for our request, never a lost request."""
+    client = HTTPClient()
+    post = call(client)
+    body = b'{"jsonrpc":"2.0","id":%s,"error":{"code":-32000,"message":"No session"}}' % written
+    (event,) = respond(client, post, 400, "application/json", body)
+    assert isinstance(event, m.ErrorResponse) and event.id == post.request.id  # type: ignore[union-attr]
+    assert event.code == -32000 and not client.connection.in_flight()
+
+
 def test_unexpected_response_carries_the_era() -> None:
     client = HTTPClient()
     post = call(client)

@@ -66,7 +66,7 @@ def test_sync_client_against_the_sdk_server() -> None:
 
 def test_asyncio_client_listens_to_the_sdk_server() -> None:
     async def main() -> None:
-        async with await mcp_proto_asyncio.Client.stdio(
+        async with mcp_proto_asyncio.Client.stdio(
             SDK_SERVER, timeout=30, stderr=subprocess.DEVNULL
         ) as client:
             flt = t.SubscriptionFilter(tools_list_changed=True)

@@ -80,18 +80,17 @@ def test_10000_pipelined_requests_every_response_accounted_for(adapter: str) -> 
 
 def test_a_killed_server_fails_every_call_in_flight() -> None:
     async def main() -> list[BaseException]:
-        client = await Client.stdio(
+        async with Client.stdio(
             [sys.executable, PEER, "asyncio"], timeout=30, stderr=subprocess.DEVNULL
-        )
-        await client.call_tool("echo")
-        calls = [
-            asyncio.create_task(client.call_tool("sleep", {"seconds": 30})) for _ in range(50)
-        ]
-        await asyncio.sleep(0.5)
-        assert client.process is not None
-        client.process.kill()
-        results = await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), 10)
-        await client.aclose()
+        ) as client:
+            await client.call_tool("echo")
+            calls = [
+                asyncio.create_task(client.call_tool("sleep", {"seconds": 30})) for _ in range(50)
+            ]
+            await asyncio.sleep(0.5)
+            assert client.process is not None
+            client.process.kill()
+            results = await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), 10)
         return [r for r in results if isinstance(r, BaseException)]
 
     failures = asyncio.run(main())

@@ -2,7 +2,7 @@
 
 ``Server`` runs ``async`` handlers, one task per request, over stdio or any
 stream pair; ``Client`` calls a server it spawns (or any stream pair), and
-``await Client.http(url)`` a Streamable HTTP endpoint, with any number of calls and
+``Client.http(url)`` a Streamable HTTP endpoint, with any number of calls and
 listens in flight.
 """
 

@@ -3,15 +3,17 @@
 The core (:class:`mcp_proto.ClientConnection`) allocates ids, stamps ``_meta``,
 builds MRTR retries and judges every response; this module writes, routes each
 event to the call waiting for it, and manages the server process (STDIO-14).
-The reader task starts in :meth:`Client.open` and ends in :meth:`Client.aclose`
-(or with ``async with``), which any task may call.
+The reader task runs in a ``TaskGroup``: ``async with Client.stdio(...)`` (or ``async
+with Client(reader, writer)``) enters one and leaves it on exit, or ``await client.run()``
+runs the reader in a task group of yours. No task outlives the block that started it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from typing import IO, TYPE_CHECKING, Any
 
 import mcp_proto as m
@@ -54,9 +56,11 @@ class Client(AsyncCalls):
         self._writer = writer
         self._waiters: dict[t.RequestId, asyncio.Queue[Any]] = {}
         self._task: asyncio.Task[None] | None = None
+        self._group: asyncio.TaskGroup | None = None
         self._failure: BaseException | None = None
 
     @classmethod
+    @asynccontextmanager
     async def stdio(
         cls,
         command: Sequence[str],
@@ -65,8 +69,12 @@ class Client(AsyncCalls):
         cwd: str | None = None,
         stderr: int | IO[Any] | None = None,
         **options: Any,
-    ) -> Client:
-        """Start ``command`` and return an opened client on its stdin and stdout."""
+    ) -> AsyncIterator[Client]:
+        """Start ``command``; yield a client on its stdin and stdout; close it on exit.
+
+        The server is stopped as :meth:`aclose` says when the block ends, and killed at once
+        if the client cannot be made (bad ``options``).
+        """
         process = await asyncio.create_subprocess_exec(
             *command,
             stdin=asyncio.subprocess.PIPE,
@@ -77,13 +85,21 @@ class Client(AsyncCalls):
             limit=_CHUNK,
         )
         assert process.stdin is not None and process.stdout is not None
-        client = cls(process.stdout, process.stdin, process=process, **options)
-        await client.open()
-        return client
+        try:
+            client = cls(process.stdout, process.stdin, process=process, **options)
+        except BaseException:
+            process.kill()
+            await process.wait()
+            raise
+        async with client:
+            yield client
 
     @staticmethod
-    async def http(url: str, **options: Any) -> HTTPClientSession:
-        """An opened client for the Streamable HTTP endpoint at ``url`` (``http://...``)."""
+    def http(url: str, **options: Any) -> HTTPClientSession:
+        """A client for the Streamable HTTP endpoint at ``url``; ``async with`` closes it.
+
+        Nothing is connected yet: each call opens (or reuses) a connection of its own.
+        """
         from ._http_client import HTTPClientSession
 
         return HTTPClientSession(url, **options)
@@ -133,6 +149,21 @@ class Client(AsyncCalls):
         finally:
             self._waiters.pop(request.id, None)
 
+    async def _round(self, request: m.Request, limit: float) -> Any:
+        queue = self._watch(request.id)
+        try:
+            await self._write(self.conn.send(request))
+            async with asyncio.timeout(limit):
+                while isinstance(event := await self._next(queue), m.Notification):
+                    pass
+                return event
+        except TimeoutError:
+            if request.id in self.conn.in_flight():
+                await self._write(self.conn.cancel(request.id, "timed out"))
+            return None
+        finally:
+            self._waiters.pop(request.id, None)
+
     async def listen(self, notifications: t.SubscriptionFilter, **kw: Any) -> Subscription:
         """Open a ``subscriptions/listen`` stream; returns once it is acknowledged."""
         params = t.SubscriptionsListenRequestParams(notifications=notifications)
@@ -170,12 +201,12 @@ class Client(AsyncCalls):
             raise ConnectionError("the connection was lost") from event
         return event
 
-    async def open(self) -> None:
-        """Start the reader task (idempotent)."""
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._read_loop())
+    async def run(self) -> None:
+        """Read the server's output and route each event to its call, until the end.
 
-    async def _read_loop(self) -> None:
+        ``async with client`` runs it in a task group of its own; call it yourself only to
+        run it in yours (``group.create_task(client.run())``), and not both.
+        """
         failure: BaseException = ConnectionError("the server closed the connection")
         try:
             while True:
@@ -232,13 +263,23 @@ class Client(AsyncCalls):
                     continue
         if self._task is not None:
             self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
         return code
 
     async def __aenter__(self) -> Client:
-        await self.open()
+        """Start :meth:`run` in a task group that :meth:`__aexit__` leaves."""
+        if self._group is not None:
+            raise RuntimeError("the client is already open")
+        group = asyncio.TaskGroup()
+        await group.__aenter__()
+        self._group = group
+        self._task = group.create_task(self.run())
         return self
 
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
+    async def __aexit__(self, *exc: Any) -> None:
+        """:meth:`aclose`, then wait for the reader to end (its errors propagate)."""
+        group, self._group = self._group, None
+        try:
+            await self.aclose()
+        finally:
+            if group is not None:
+                await group.__aexit__(*exc)

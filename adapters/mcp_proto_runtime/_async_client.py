@@ -9,16 +9,35 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
-from mcp_proto import Notification, SubscriptionEnded
+from mcp_proto import Notification, Request, SubscriptionEnded
 from mcp_proto import types as t
+
+from ._client import ProbeOutcome, probe_outcome
 
 __all__ = ["AsyncCalls", "Subscription"]
 
 
 class AsyncCalls:
-    """The calls every async client offers, over its own ``request``."""
+    """The calls every async client offers, over its own ``request`` and ``_round``."""
 
     request: Callable[..., Awaitable[Any]]
+    conn: Any  #: the client's ``ClientConnection``
+
+    async def _round(self, request: Request, limit: float) -> Any:
+        """Send ``request``; the event that ends it, or ``None`` (and it is cancelled) when
+        none comes within ``limit`` s. Progress is dropped; transport failures raise."""
+        raise NotImplementedError
+
+    async def probe(self, timeout: float = 5.0) -> ProbeOutcome:
+        """Ask ``server/discover`` and tell a modern server from a legacy one (STDIO-18).
+
+        Modern: a ``DiscoverResult``, or ``-32022`` naming the versions served. Legacy:
+        anything else, no answer within ``timeout`` included (the probe is then cancelled,
+        so a late answer is dropped, STDIO-21); over HTTP, an error status the binding reads
+        as the legacy era (HTTP-42, HTTP-46).
+        """
+        event = await self._round(self.conn.discover_request(), timeout)
+        return probe_outcome(event, (self.conn.protocol_version,))
 
     async def call_tool(
         self, name: str, arguments: Mapping[str, Any] | None = None, **kw: Any

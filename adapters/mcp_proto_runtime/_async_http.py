@@ -24,7 +24,7 @@ from mcp_proto import (
 )
 from mcp_proto import Request as RequestEvent
 from mcp_proto import types as t
-from mcp_proto.http import ToolRejected
+from mcp_proto.http import Era, ToolRejected, UnexpectedResponse
 
 from ._async_client import AsyncCalls, Subscription
 from ._client import HTTPClientSettings, build_request, http_failure, outcome_of
@@ -155,10 +155,31 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
             if link is not None:
                 self._drop(link)  # closing the response cancels the request (HTTP-12)
 
-    async def _ending(self, link: Any, id: t.RequestId, on_progress: Any = None) -> Any:
-        """The event that ends (or acknowledges) request ``id``; HTTP failures raise."""
+    async def _round(self, request: RequestEvent, limit: float) -> Any:
+        link: Any = None
+        try:
+            async with self._time_limit(limit):
+                link = await self._post(request)
+                event = await self._ending(link, request.id, legacy=True)
+                if not isinstance(event, UnexpectedResponse):
+                    self._release(link)
+                    link = None
+                return event
+        except TimeoutError:
+            return None
+        finally:
+            if link is not None:
+                self._drop(link)  # closing the response cancels the request (HTTP-12)
+
+    async def _ending(
+        self, link: Any, id: t.RequestId, on_progress: Any = None, *, legacy: bool = False
+    ) -> Any:
+        """The event that ends (or acknowledges) request ``id``; HTTP failures raise, but
+        with ``legacy`` an error status the binding reads as the legacy era is returned."""
         while True:
             event = await link.next_event()
+            if legacy and isinstance(event, UnexpectedResponse) and event.era is Era.LEGACY:
+                return event
             if isinstance(event, ToolRejected):
                 self.rejected_tools.append(event)
                 client_log.warning("tool %r left out: %s", event.name, event.reason)

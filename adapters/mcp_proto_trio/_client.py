@@ -143,6 +143,19 @@ class Client(AsyncCalls):
         finally:
             self._waiters.pop(request.id, None)
 
+    async def _round(self, request: m.Request, limit: float) -> Any:
+        channel = self._watch(request.id)
+        try:
+            await self._write(self.conn.send(request))
+            with trio.move_on_after(limit):
+                while isinstance(event := await self._next(channel), m.Notification):
+                    pass
+                return event
+            await self._cancel(request.id, "timed out")
+            return None
+        finally:
+            self._waiters.pop(request.id, None)
+
     async def listen(self, notifications: t.SubscriptionFilter, **kw: Any) -> Subscription:
         """Open a ``subscriptions/listen`` stream; returns once it is acknowledged."""
         params = t.SubscriptionsListenRequestParams(notifications=notifications)

@@ -432,8 +432,10 @@ class ClientExchange:
             self._unexpected("the JSON body does not parse")
             return None
         if self.status >= 400 and isinstance(message, dict) and "error" in message:
-            if message.get("id") is None:
-                message = {**message, "id": self._id}  # one request per POST: it is ours
+            if message.get("id") != self._id:
+                # One request per POST: the error is ours, whatever id the server wrote (null,
+                # or a placeholder such as "server-error" from a legacy server's transport).
+                message = {**message, "id": self._id}
         elif self.status != 200:
             self._unexpected(f"status {self.status} with a JSON body")
             return None

@@ -4,7 +4,9 @@
 
 MODE: ``normal`` (default); ``junk`` (prints a non-MCP line to stdout first); ``crlf``
 (ends every line with CRLF); ``crash`` (exits mid-response to ``tools/call``);
-``silent`` (reads but never answers); ``stubborn`` (ignores the end of stdin and
+``silent`` (reads but never answers); ``legacy`` (an ``initialize``-era server before
+``initialize``: every request gets ``-32601``, as ``server/discover`` does from one);
+``stubborn`` (ignores the end of stdin and
 SIGTERM, so only SIGKILL ends it).
 
 Tools: ``echo`` (text, with progress), ``sleep`` (seconds; notes cancellation on
@@ -13,6 +15,7 @@ stderr), ``big`` (a result of ``size`` bytes), ``ask`` (an MRTR elicitation roun
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -72,6 +75,15 @@ def main(mode: str) -> None:
         out.flush()
     if mode == "silent":
         sys.stdin.buffer.read()
+        return
+    if mode == "legacy":
+        for line in sys.stdin.buffer:
+            message = json.loads(line)
+            if "id" in message and "method" in message:
+                error = {"code": -32601, "message": f"Method not found: {message['method']}"}
+                reply = {"jsonrpc": "2.0", "id": message["id"], "error": error}
+                out.write(json.dumps(reply).encode() + b"\n")
+                out.flush()
         return
     if mode == "stubborn":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
