@@ -9,6 +9,7 @@ authorization, never a reason to fall back. Real subprocesses and sockets on 127
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -167,3 +168,36 @@ def test_http_probe_answered_401_asks_for_authorization(adapter: str, canned: An
     with pytest.raises(PermissionError) as denied:
         probe_http(adapter, canned(DENIED), 10)
     assert denied.value.args[1].status == 401
+
+
+def _children_running(marker: str) -> list[int]:
+    """Our child processes whose command line holds ``marker`` (Linux ``/proc``)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue  # ended meanwhile
+        if int(fields[1]) == os.getpid() and marker.encode() in cmdline:
+            found.append(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+@pytest.mark.parametrize("adapter", ADAPTERS)
+def test_a_client_that_cannot_be_made_kills_its_server(adapter: str) -> None:
+    marker = f"probe-kill-{adapter}-{os.getpid()}"
+    command = [sys.executable, "-c", "import sys; sys.stdin.read()", marker]
+    with pytest.raises(TypeError):
+        if adapter == "sync":
+            mcp_proto_sync.Client.stdio(command, no_such_option=1)
+        else:
+
+            async def main() -> None:
+                module: Any = mcp_proto_asyncio if adapter == "asyncio" else mcp_proto_trio
+                async with module.Client.stdio(command, no_such_option=1):
+                    raise AssertionError("the client was made")
+
+            anyio.run(main, backend=adapter)
+    assert _children_running(marker) == []

@@ -85,7 +85,7 @@ class Client(_Calls):
 
         The server's stderr goes where ``stderr`` says (inherited by default;
         ``subprocess.DEVNULL`` to drop it) and is never read as protocol
-        (STDIO-05).
+        (STDIO-05). If the client cannot be made (a bad option), the process is killed.
         """
         process = subprocess.Popen(
             list(command),
@@ -96,7 +96,14 @@ class Client(_Calls):
             cwd=cwd,
         )
         assert process.stdin is not None and process.stdout is not None
-        return cls(process.stdout, process.stdin, process=process, **options)
+        try:
+            return cls(process.stdout, process.stdin, process=process, **options)
+        except BaseException:
+            process.kill()
+            process.wait()
+            process.stdin.close()
+            process.stdout.close()
+            raise
 
     # -- I/O ----------------------------------------------------------------
 

@@ -72,7 +72,10 @@ class Client(AsyncCalls):
         stderr: int | IO[Any] | None = None,
         **options: Any,
     ) -> AsyncIterator[Client]:
-        """Start ``command``; yield a client on its stdin and stdout; close it on exit."""
+        """Start ``command``; yield a client on its stdin and stdout; close it on exit.
+
+        If the client cannot be made (a bad option), the process is killed at once.
+        """
         process = await trio.lowlevel.open_process(
             list(command),
             stdin=subprocess.PIPE,
@@ -82,7 +85,13 @@ class Client(AsyncCalls):
             cwd=cwd,
         )
         assert process.stdin is not None and process.stdout is not None
-        client = cls(process.stdout, process.stdin, process=process, **options)
+        try:
+            client = cls(process.stdout, process.stdin, process=process, **options)
+        except BaseException:
+            process.kill()
+            with trio.CancelScope(shield=True):
+                await process.wait()
+            raise
         async with trio.open_nursery() as nursery:
             await nursery.start(client.run)
             try:
