@@ -12,13 +12,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import IO, TYPE_CHECKING, Any
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto_runtime import AsyncCalls, Subscription, build_request, outcome_of, owner_of
+from mcp_proto_runtime import (
+    AsyncCalls,
+    InputHandler,
+    ProgressHandler,
+    Subscription,
+    build_request,
+    outcome_of,
+    owner_of,
+)
 
 if TYPE_CHECKING:
     from ._http_client import HTTPClientSession
@@ -26,8 +34,6 @@ if TYPE_CHECKING:
 __all__ = ["Client", "Subscription"]
 
 _CHUNK = 65536
-InputHandler = Callable[[m.InputRequired], Mapping[str, Any]]
-ProgressHandler = Callable[[t.ProgressNotificationParams], None]
 
 
 class Client(AsyncCalls):
@@ -143,7 +149,7 @@ class Client(AsyncCalls):
             raise TimeoutError(f"{method} got no answer within {limit} s") from None
         except asyncio.CancelledError:
             if request.id in self.conn.in_flight():  # CANCEL-05: tell the server
-                with contextlib.suppress(ConnectionError):
+                with contextlib.suppress(ConnectionError):  # server gone: nobody to tell
                     await self._write(self.conn.cancel(request.id, "cancelled"))
             raise
         finally:
@@ -164,12 +170,18 @@ class Client(AsyncCalls):
         finally:
             self._waiters.pop(request.id, None)
 
-    async def listen(self, notifications: t.SubscriptionFilter, **kw: Any) -> Subscription:
-        """Open a ``subscriptions/listen`` stream; returns once it is acknowledged."""
+    async def listen(
+        self, notifications: t.SubscriptionFilter, *, timeout: float | None = None
+    ) -> Subscription:
+        """Open a ``subscriptions/listen`` stream; returns once it is acknowledged.
+
+        An acknowledgement that does not come within ``timeout`` (the client's by default)
+        cancels the listen and raises ``TimeoutError``; a refusal raises as a call does.
+        """
         params = t.SubscriptionsListenRequestParams(notifications=notifications)
         request = build_request(self.conn, "subscriptions/listen", params)
         queue = self._watch(request.id)
-        limit = kw.get("timeout", self.timeout)
+        limit = self.timeout if timeout is None else timeout
         try:
             await self._write(self.conn.send(request))
             async with asyncio.timeout(limit):
@@ -177,7 +189,7 @@ class Client(AsyncCalls):
         except BaseException:
             self._waiters.pop(request.id, None)
             if request.id in self.conn.in_flight():  # not acknowledged in time: tell the server
-                with contextlib.suppress(ConnectionError):
+                with contextlib.suppress(ConnectionError):  # server gone: nobody to tell
                     await self._write(self.conn.cancel(request.id, "listen abandoned"))
             raise
         if not isinstance(first, m.SubscriptionAcknowledged):
@@ -248,13 +260,13 @@ class Client(AsyncCalls):
     async def aclose(self, grace: float = 2.0) -> int | None:
         """Close the server's stdin, wait ``grace`` s, then terminate, then kill (STDIO-14)."""
         self._writer.close()
-        with contextlib.suppress(ConnectionError, RuntimeError):
+        with contextlib.suppress(ConnectionError, RuntimeError):  # the pipe broke: closed anyway
             await self._writer.wait_closed()
         code = None
         if self.process is not None:
             for stop in (None, self.process.terminate, self.process.kill):
                 if stop is not None:
-                    with contextlib.suppress(ProcessLookupError):
+                    with contextlib.suppress(ProcessLookupError):  # it exited meanwhile
                         stop()
                 try:
                     code = await asyncio.wait_for(self.process.wait(), grace)

@@ -37,8 +37,10 @@ from ._async_http import AsyncHTTPSession
 from ._client import (
     Endpoint,
     HTTPClientSettings,
+    InputHandler,
     InputRequiredError,
     ProbeOutcome,
+    ProgressHandler,
     build_request,
     http_failure,
     outcome_of,
@@ -144,6 +146,8 @@ __all__ = [
     "peer_of",
     "write_timed_out",
     # around one client call (_client)
+    "InputHandler",
+    "ProgressHandler",
     "InputRequiredError",
     "build_request",
     "outcome_of",

@@ -27,7 +27,14 @@ from mcp_proto import types as t
 from mcp_proto.http import Era, ToolRejected, UnexpectedResponse
 
 from ._async_client import AsyncCalls, Subscription
-from ._client import HTTPClientSettings, build_request, http_failure, outcome_of
+from ._client import (
+    HTTPClientSettings,
+    InputHandler,
+    ProgressHandler,
+    build_request,
+    http_failure,
+    outcome_of,
+)
 from ._log import client_log
 
 __all__ = ["AsyncHTTPSession"]
@@ -128,8 +135,8 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
         params: Any = None,
         *,
         timeout: float | None = None,
-        on_progress: Any = None,
-        on_input: Any = None,
+        on_progress: ProgressHandler | None = None,
+        on_input: InputHandler | None = None,
     ) -> Any:
         """Send one request and return its result object, following MRTR rounds."""
         request = build_request(self.conn, method, params, progress=on_progress is not None)
@@ -191,7 +198,9 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
             elif getattr(event, "id", None) == id:
                 return event
 
-    async def listen(self, notifications: t.SubscriptionFilter, **kw: Any) -> Subscription:
+    async def listen(
+        self, notifications: t.SubscriptionFilter, *, timeout: float | None = None
+    ) -> Subscription:
         """Open a ``subscriptions/listen`` stream on a connection of its own.
 
         Returns once the server acknowledged it; iterate the :class:`Subscription`
@@ -199,7 +208,7 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
         """
         params = t.SubscriptionsListenRequestParams(notifications=notifications)
         request = build_request(self.conn, "subscriptions/listen", params)
-        limit = kw.get("timeout", self.timeout)
+        limit = self.timeout if timeout is None else timeout
         link: Any = None
         first: Any = None
         try:

@@ -9,7 +9,7 @@ raises the matching exception.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -47,8 +47,10 @@ __all__ = [
     "ENDINGS",
     "Endpoint",
     "HTTPClientSettings",
+    "InputHandler",
     "InputRequiredError",
     "ProbeOutcome",
+    "ProgressHandler",
     "build_request",
     "http_failure",
     "outcome_of",
@@ -65,6 +67,12 @@ ENDINGS = (
     VersionNotSupported,
     SubscriptionEnded,
 )
+
+
+#: answers an ``input_required`` round: gets the event, returns the ``inputResponses``
+InputHandler = Callable[[InputRequired], Mapping[str, Any]]
+#: sees each ``notifications/progress`` of a call that asked for progress
+ProgressHandler = Callable[[t.ProgressNotificationParams], None]
 
 
 class InputRequiredError(Exception):

@@ -10,19 +10,23 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto_runtime import ProbeOutcome, build_request, outcome_of, probe_outcome
+from mcp_proto_runtime import (
+    InputHandler,
+    ProbeOutcome,
+    ProgressHandler,
+    build_request,
+    outcome_of,
+    probe_outcome,
+)
 
 from ._listen import Subscription
 
 __all__ = ["InputHandler", "ProgressHandler"]
-
-InputHandler = Callable[[m.InputRequired], Mapping[str, Any]]
-ProgressHandler = Callable[[t.ProgressNotificationParams], None]
 
 
 class _Calls:
@@ -94,7 +98,7 @@ class _Calls:
                 return outcome_of(event)
         except BaseException:  # a timeout, a callback that raised, Ctrl-C: cancel it
             if request.id in self.conn.in_flight():
-                with contextlib.suppress(OSError, ConnectionError):
+                with contextlib.suppress(OSError, ConnectionError):  # server gone: nobody to tell
                     self._cancel(request.id, "abandoned")
             raise
 
@@ -120,7 +124,7 @@ class _Calls:
                 raise TimeoutError(f"subscriptions/listen not acknowledged within {limit} s")
         except BaseException:
             if request.id in self.conn.in_flight():
-                with contextlib.suppress(OSError, ConnectionError):
+                with contextlib.suppress(OSError, ConnectionError):  # server gone: nobody to tell
                     self._cancel(request.id, "listen abandoned")
             raise
         if not isinstance(first, m.SubscriptionAcknowledged):

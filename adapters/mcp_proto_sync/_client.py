@@ -189,7 +189,7 @@ class Client(_Calls):
             return self.process.returncode if self.process is not None else None
         self._closed = True
         self._selector.close()
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError):  # EPIPE: the server is gone, its stdin with it
             self._wfile.close()
         if self.process is None:
             self._rfile.close()

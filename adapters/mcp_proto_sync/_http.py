@@ -316,7 +316,7 @@ class _Link:
             run = self.session.run
         if run is not None:
             run.context._cancel()
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError):  # ENOTCONN: the client reset it first
             self.sock.shutdown(socket.SHUT_RDWR)  # wakes the thread blocked in recv
         self.sock.close()
         if self.out is not None:

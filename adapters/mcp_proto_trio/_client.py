@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import subprocess
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from typing import IO, TYPE_CHECKING, Any
 
@@ -19,7 +19,15 @@ import trio
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto_runtime import AsyncCalls, Subscription, build_request, outcome_of, owner_of
+from mcp_proto_runtime import (
+    AsyncCalls,
+    InputHandler,
+    ProgressHandler,
+    Subscription,
+    build_request,
+    outcome_of,
+    owner_of,
+)
 
 if TYPE_CHECKING:
     from ._http_client import HTTPClientSession
@@ -27,8 +35,6 @@ if TYPE_CHECKING:
 __all__ = ["Client", "Subscription"]
 
 _CHUNK = 65536
-InputHandler = Callable[[m.InputRequired], Mapping[str, Any]]
-ProgressHandler = Callable[[t.ProgressNotificationParams], None]
 _Channel = tuple[trio.MemorySendChannel[Any], trio.MemoryReceiveChannel[Any]]
 
 
@@ -101,13 +107,14 @@ class Client(AsyncCalls):
                     await client.aclose()
 
     @staticmethod
-    @asynccontextmanager
-    async def http(url: str, **options: Any) -> AsyncIterator[HTTPClientSession]:
-        """Yield a client for the Streamable HTTP endpoint at ``url``; close it on exit."""
+    def http(url: str, **options: Any) -> HTTPClientSession:
+        """A client for the Streamable HTTP endpoint at ``url``; ``async with`` closes it.
+
+        Nothing is connected yet: each call opens (or reuses) a connection of its own.
+        """
         from ._http_client import HTTPClientSession
 
-        async with HTTPClientSession(url, **options) as client:
-            yield client
+        return HTTPClientSession(url, **options)
 
     # -- calls --------------------------------------------------------------
 
@@ -165,12 +172,18 @@ class Client(AsyncCalls):
         finally:
             self._waiters.pop(request.id, None)
 
-    async def listen(self, notifications: t.SubscriptionFilter, **kw: Any) -> Subscription:
-        """Open a ``subscriptions/listen`` stream; returns once it is acknowledged."""
+    async def listen(
+        self, notifications: t.SubscriptionFilter, *, timeout: float | None = None
+    ) -> Subscription:
+        """Open a ``subscriptions/listen`` stream; returns once it is acknowledged.
+
+        An acknowledgement that does not come within ``timeout`` (the client's by default)
+        cancels the listen and raises ``TimeoutError``; a refusal raises as a call does.
+        """
         params = t.SubscriptionsListenRequestParams(notifications=notifications)
         request = build_request(self.conn, "subscriptions/listen", params)
         channel = self._watch(request.id)
-        limit = kw.get("timeout", self.timeout)
+        limit = self.timeout if timeout is None else timeout
         try:
             await self._write(self.conn.send(request))
             with trio.fail_after(math.inf if limit is None else limit):
@@ -248,7 +261,7 @@ class Client(AsyncCalls):
 
     async def _cancel(self, id: t.RequestId, reason: str) -> None:
         if id in self.conn.in_flight():
-            with suppress(ConnectionError):
+            with suppress(ConnectionError):  # server gone: nobody to tell
                 await self._write(self.conn.cancel(id, reason))
 
     # -- lifetime -----------------------------------------------------------

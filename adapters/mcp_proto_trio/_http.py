@@ -207,7 +207,7 @@ class _Link:
         while True:
             try:
                 data = self.sock.recv(_CHUNK)
-            except BlockingIOError:
+            except BlockingIOError:  # nothing to read yet: wait for readiness below
                 pass
             except OSError:
                 return b""  # a reset: the end of the client's input

@@ -167,7 +167,7 @@ class _FdLink:
     def close(self) -> None:
         for fd, blocking in ((self.wfd, self.blocking[1]), (self.rfd, self.blocking[0])):
             trio.lowlevel.notify_closing(fd)
-            with contextlib.suppress(OSError):
+            with contextlib.suppress(OSError):  # EBADF: the peer's end is already closed
                 os.set_blocking(fd, blocking)
             os.close(fd)
 
