@@ -11,10 +11,13 @@ import mcp_proto as m
 import mcp_proto_runtime
 from mcp_proto import types as t
 from mcp_proto_runtime import (
+    Call,
+    Done,
     Handlers,
     InputRequiredError,
     McpError,
     RequestContext,
+    Retry,
     acknowledgement,
     answer,
     build_request,
@@ -158,6 +161,69 @@ def test_outcome_of_each_ending() -> None:
         outcome_of(ir)
     with pytest.raises(TypeError):
         outcome_of(m.Cancelled(id=1))
+
+
+def test_call_follows_progress_and_mrtr_rounds_to_its_result() -> None:
+    """A ``Call`` is one request's life with no I/O: progress goes to ``on_progress``, an
+    ``input_required`` round answered by ``on_input`` is a ``Retry`` with a fresh id and the
+    state echoed (MRTR-13, MRTR-14), and the result is ``Done``."""
+    conn = m.ClientConnection()
+    seen: list[float] = []
+    asked: list[m.InputRequired] = []
+    elicit = t.ElicitResult(action="accept", content={"name": "Ada"})
+
+    def answer_input(event: m.InputRequired) -> dict[str, Any]:
+        asked.append(event)
+        return {"name": elicit}
+
+    params = t.CallToolRequestParams(name="ask", arguments={})
+    call = Call(
+        conn,
+        "tools/call",
+        params,
+        on_progress=lambda p: seen.append(p.progress),
+        on_input=answer_input,
+    )
+    first = call.request
+    assert first.params.meta.progress_token == first.id  # progress asked for (PROG-03)
+    conn.send(first)
+    note = m.Notification(
+        method="notifications/progress",
+        params=t.ProgressNotificationParams(progress_token=first.id, progress=0.5),
+        request_id=first.id,
+    )
+    assert call.feed(note) is None and seen == [0.5]
+    form = t.ElicitRequestFormParams(message="Name?", requested_schema={"type": "object"})
+    result = t.InputRequiredResult(
+        input_requests={"name": t.ElicitRequest(params=form)}, request_state="s1"
+    )
+    step = call.feed(m.InputRequired(id=first.id, result=result, request=first, round=1))
+    assert isinstance(step, Retry) and step.replaces == first.id
+    assert call.request is step.request and step.request.id != first.id
+    assert step.request.params.request_state == "s1"
+    assert step.request.params.input_responses == {"name": elicit}
+    assert [e.id for e in asked] == [first.id]
+    done = call.feed(m.Result(id=step.request.id, result=t.CallToolResult(content=[])))
+    assert done == Done(t.CallToolResult(content=[]))
+
+
+def test_call_without_handlers_raises_for_an_unanswered_round_and_errors() -> None:
+    conn = m.ClientConnection()
+    call = Call(conn, "tools/call", {"name": "x"})
+    assert call.request.params.meta.progress_token is None
+    note = m.Notification(method="notifications/message", params=None, request_id=call.request.id)
+    assert call.feed(note) is None  # not progress: dropped
+    ir = m.InputRequired(
+        id=call.request.id,
+        result=t.InputRequiredResult(request_state="s"),
+        request=call.request,
+        round=1,
+    )
+    with pytest.raises(InputRequiredError):
+        call.feed(ir)
+    with pytest.raises(McpError) as err:
+        call.feed(m.ErrorResponse(id=call.request.id, error=t.Error(code=-32602, message="no")))
+    assert err.value.code == -32602
 
 
 def test_default_answers_without_a_handler() -> None:

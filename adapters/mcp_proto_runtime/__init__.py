@@ -35,12 +35,15 @@ threads and sockets are the adapters'; every protocol decision is the core's.
 from ._async_client import AsyncCalls, Subscription
 from ._async_http import AsyncHTTPSession
 from ._client import (
+    Call,
+    Done,
     Endpoint,
     HTTPClientSettings,
     InputHandler,
     InputRequiredError,
     ProbeOutcome,
     ProgressHandler,
+    Retry,
     build_request,
     http_failure,
     outcome_of,
@@ -146,6 +149,9 @@ __all__ = [
     "peer_of",
     "write_timed_out",
     # around one client call (_client)
+    "Call",
+    "Retry",
+    "Done",
     "InputHandler",
     "ProgressHandler",
     "InputRequiredError",

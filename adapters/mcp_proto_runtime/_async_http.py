@@ -16,7 +16,6 @@ from typing import Any, ClassVar, Self
 
 from mcp_proto import (
     NEED_DATA,
-    InputRequired,
     LocalProtocolError,
     Notification,
     SubscriptionAcknowledged,
@@ -28,6 +27,8 @@ from mcp_proto.http import Era, ToolRejected, UnexpectedResponse
 
 from ._async_client import AsyncCalls, Subscription
 from ._client import (
+    Call,
+    Done,
     HTTPClientSettings,
     InputHandler,
     ProgressHandler,
@@ -139,23 +140,21 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
         on_input: InputHandler | None = None,
     ) -> Any:
         """Send one request and return its result object, following MRTR rounds."""
-        request = build_request(self.conn, method, params, progress=on_progress is not None)
+        call = Call(self.conn, method, params, on_progress=on_progress, on_input=on_input)
         limit = self.timeout if timeout is None else timeout
         link: Any = None
         try:
             async with self._time_limit(limit):
-                link = await self._post(request)
+                link = await self._post(call.request)
                 while True:
-                    event = await self._ending(link, request.id, on_progress)
+                    event = await self._ending(link, call.request.id, on_progress)
                     self._release(link)
                     link = None
-                    if isinstance(event, InputRequired) and on_input is not None:
-                        request = event.retry(
-                            id=self.conn.next_id(), input_responses=on_input(event)
-                        )
-                        link = await self._post(request)
-                        continue
-                    return outcome_of(event)
+                    step = call.feed(event)
+                    if isinstance(step, Done):
+                        return step.result
+                    if step is not None:
+                        link = await self._post(step.request)
         except TimeoutError:
             raise TimeoutError(f"{method} got no answer within {limit} s") from None
         finally:

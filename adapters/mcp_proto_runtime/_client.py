@@ -51,6 +51,9 @@ __all__ = [
     "InputRequiredError",
     "ProbeOutcome",
     "ProgressHandler",
+    "Call",
+    "Done",
+    "Retry",
     "build_request",
     "http_failure",
     "outcome_of",
@@ -107,6 +110,65 @@ def build_request(
     elif progress:  # keep the caller's _meta (a trace id, a logLevel): add only the token
         params = attrs.evolve(params, meta=attrs.evolve(own, progress_token=id))
     return Request(id=id, method=method, params=params)
+
+
+@attrs.frozen
+class Retry:
+    """Send ``request``: the next MRTR round, answering ``replaces`` (now retired)."""
+
+    request: Request
+    replaces: t.RequestId
+
+
+@attrs.frozen
+class Done:
+    """The call is over: ``result`` is what the caller gets."""
+
+    result: Any
+
+
+class Call:
+    """One client call from its first request to its result, MRTR rounds included; no I/O.
+
+    :attr:`request` is the request to send now: the first one, then each round's retry.
+    :meth:`feed` takes each event routed to the current request and says what to do next:
+    ``None`` (keep waiting: a progress notification, passed to ``on_progress``),
+    :class:`Retry` (``on_input`` answered an ``input_required`` round: send
+    ``retry.request``, routed under its new id), or :class:`Done`. An ending that is an
+    error raises as :func:`outcome_of` does, and so does ``on_input``. The caller keeps the
+    wait, the timeout and the cancellation: on any other way out it cancels
+    :attr:`request` if it is still in flight.
+    """
+
+    __slots__ = ("conn", "method", "on_input", "on_progress", "request")
+
+    def __init__(
+        self,
+        conn: ClientConnection,
+        method: str,
+        params: Any = None,
+        *,
+        on_progress: ProgressHandler | None = None,
+        on_input: InputHandler | None = None,
+    ) -> None:
+        self.conn = conn
+        self.method = method
+        self.on_progress = on_progress
+        self.on_input = on_input
+        self.request = build_request(conn, method, params, progress=on_progress is not None)
+
+    def feed(self, event: Any) -> Retry | Done | None:
+        """What ``event`` (routed to :attr:`request`) means for the call."""
+        if isinstance(event, Notification):
+            if self.on_progress is not None and event.method == "notifications/progress":
+                self.on_progress(event.params)
+            return None
+        if isinstance(event, InputRequired) and self.on_input is not None:
+            answers = self.on_input(event)
+            replaces = self.request.id
+            self.request = event.retry(id=self.conn.next_id(), input_responses=answers)
+            return Retry(self.request, replaces)
+        return Done(outcome_of(event))
 
 
 def owner_of(event: Any) -> t.RequestId | None:

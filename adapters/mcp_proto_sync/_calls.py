@@ -16,6 +16,8 @@ from typing import Any
 import mcp_proto as m
 from mcp_proto import types as t
 from mcp_proto_runtime import (
+    Call,
+    Done,
     InputHandler,
     ProbeOutcome,
     ProgressHandler,
@@ -82,24 +84,22 @@ class _Calls:
         """
         limit = self.timeout if timeout is None else timeout
         deadline = None if limit is None else time.monotonic() + limit
-        request = build_request(self.conn, method, params, progress=on_progress is not None)
-        self._send(request)
+        call = Call(self.conn, method, params, on_progress=on_progress, on_input=on_input)
+        self._send(call.request)
         try:
             while True:
-                event = self._await_end(request.id, deadline, on_progress)
+                event = self._await_end(call.request.id, deadline, on_progress)
                 if event is None:
                     raise TimeoutError(f"{method} got no answer within {limit} s")
-                if isinstance(event, m.InputRequired) and on_input is not None:
-                    answers = on_input(event)
-                    retry = event.retry(id=self.conn.next_id(), input_responses=answers)
-                    self._send(retry)
-                    request = retry
-                    continue
-                return outcome_of(event)
+                step = call.feed(event)
+                if isinstance(step, Done):
+                    return step.result
+                if step is not None:
+                    self._send(step.request)
         except BaseException:  # a timeout, a callback that raised, Ctrl-C: cancel it
-            if request.id in self.conn.in_flight():
+            if call.request.id in self.conn.in_flight():
                 with contextlib.suppress(OSError, ConnectionError):  # server gone: nobody to tell
-                    self._cancel(request.id, "abandoned")
+                    self._cancel(call.request.id, "abandoned")
             raise
 
     def listen(

@@ -21,6 +21,8 @@ import mcp_proto as m
 from mcp_proto import types as t
 from mcp_proto_runtime import (
     AsyncCalls,
+    Call,
+    Done,
     InputHandler,
     ProgressHandler,
     Subscription,
@@ -128,36 +130,28 @@ class Client(AsyncCalls):
         on_input: InputHandler | None = None,
     ) -> Any:
         """Send one request and return its result object, following MRTR rounds."""
-        request = build_request(self.conn, method, params, progress=on_progress is not None)
-        channel = self._watch(request.id)
+        call = Call(self.conn, method, params, on_progress=on_progress, on_input=on_input)
+        channel = self._watch(call.request.id)
         limit = self.timeout if timeout is None else timeout
         try:
-            await self._write(self.conn.send(request))
+            await self._write(self.conn.send(call.request))
             with trio.fail_after(math.inf if limit is None else limit):
                 while True:
-                    event = await self._next(channel)
-                    if isinstance(event, m.Notification):
-                        if on_progress is not None and event.method == "notifications/progress":
-                            on_progress(event.params)
-                        continue
-                    if isinstance(event, m.InputRequired) and on_input is not None:
-                        retry = event.retry(
-                            id=self.conn.next_id(), input_responses=on_input(event)
-                        )
-                        self._waiters[retry.id] = self._waiters.pop(request.id)
-                        request = retry
-                        await self._write(self.conn.send(retry))
-                        continue
-                    return outcome_of(event)
+                    step = call.feed(await self._next(channel))
+                    if isinstance(step, Done):
+                        return step.result
+                    if step is not None:
+                        self._waiters[step.request.id] = self._waiters.pop(step.replaces)
+                        await self._write(self.conn.send(step.request))
         except trio.TooSlowError:
-            await self._cancel(request.id, "timed out")
+            await self._cancel(call.request.id, "timed out")
             raise TimeoutError(f"{method} got no answer within {limit} s") from None
         except trio.Cancelled:
             with trio.CancelScope(shield=True), trio.move_on_after(5):  # CANCEL-05: tell it
-                await self._cancel(request.id, "cancelled")
+                await self._cancel(call.request.id, "cancelled")
             raise
         finally:
-            self._waiters.pop(request.id, None)
+            self._waiters.pop(call.request.id, None)
 
     async def _round(self, request: m.Request, limit: float) -> Any:
         channel = self._watch(request.id)
