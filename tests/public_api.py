@@ -479,6 +479,7 @@ PINNED = {
         "ServerSession",
         "ServerSettings",
         "Stop",
+        "StreamCalls",
         "Subscription",
         "Write",
         "acknowledgement",

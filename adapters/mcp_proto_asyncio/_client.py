@@ -1,8 +1,10 @@
 """The asyncio client: concurrent calls and listens over one stream, one reader task.
 
 The core (:class:`mcp_proto.ClientConnection`) allocates ids, stamps ``_meta``,
-builds MRTR retries and judges every response; this module writes, routes each
-event to the call waiting for it, and manages the server process (STDIO-14).
+builds MRTR retries and judges every response; the calls, listens and the probe are
+:class:`mcp_proto_runtime.StreamCalls`'s; this module gives them the stream's primitives
+(write, route each event to the call waiting for it, time limits, cancellation) and manages
+the server process (STDIO-14).
 The reader task runs in a ``TaskGroup``: ``async with Client.stdio(...)`` (or ``async
 with Client(reader, writer)``) enters one and leaves it on exit, or ``await client.run()``
 runs the reader in a task group of yours. No task outlives the block that started it.
@@ -13,20 +15,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import IO, TYPE_CHECKING, Any
 
 import mcp_proto as m
 from mcp_proto import types as t
 from mcp_proto_runtime import (
-    AsyncCalls,
-    Call,
-    Done,
-    InputHandler,
-    ProgressHandler,
+    StreamCalls,
     Subscription,
-    build_request,
-    outcome_of,
     owner_of,
 )
 
@@ -38,7 +34,7 @@ __all__ = ["Client", "Subscription"]
 _CHUNK = 65536
 
 
-class Client(AsyncCalls):
+class Client(StreamCalls):
     """An MCP client over an asyncio stream pair; :meth:`stdio` spawns the server.
 
     Same contract as the blocking client (``mcp_proto_sync.Client``), plus
@@ -112,87 +108,7 @@ class Client(AsyncCalls):
 
         return HTTPClientSession(url, **options)
 
-    # -- calls --------------------------------------------------------------
-
-    async def request(
-        self,
-        method: str,
-        params: Any = None,
-        *,
-        timeout: float | None = None,
-        on_progress: ProgressHandler | None = None,
-        on_input: InputHandler | None = None,
-    ) -> Any:
-        """Send one request and return its result object, following MRTR rounds."""
-        call = Call(self.conn, method, params, on_progress=on_progress, on_input=on_input)
-        queue = self._watch(call.request.id)
-        limit = self.timeout if timeout is None else timeout
-        try:
-            await self._write(self.conn.send(call.request))
-            async with asyncio.timeout(limit):
-                while True:
-                    step = call.feed(await self._next(queue))
-                    if isinstance(step, Done):
-                        return step.result
-                    if step is not None:
-                        self._waiters[step.request.id] = self._waiters.pop(step.replaces)
-                        await self._write(self.conn.send(step.request))
-        except TimeoutError:
-            if call.request.id in self.conn.in_flight():
-                await self._write(self.conn.cancel(call.request.id, "timed out"))
-            raise TimeoutError(f"{method} got no answer within {limit} s") from None
-        except asyncio.CancelledError:
-            if call.request.id in self.conn.in_flight():  # CANCEL-05: tell the server
-                with contextlib.suppress(ConnectionError):  # server gone: nobody to tell
-                    await self._write(self.conn.cancel(call.request.id, "cancelled"))
-            raise
-        finally:
-            self._waiters.pop(call.request.id, None)
-
-    async def _round(self, request: m.Request, limit: float) -> Any:
-        queue = self._watch(request.id)
-        try:
-            await self._write(self.conn.send(request))
-            async with asyncio.timeout(limit):
-                while isinstance(event := await self._next(queue), m.Notification):
-                    pass
-                return event
-        except TimeoutError:
-            if request.id in self.conn.in_flight():
-                await self._write(self.conn.cancel(request.id, "timed out"))
-            return None
-        finally:
-            self._waiters.pop(request.id, None)
-
-    async def listen(
-        self, notifications: t.SubscriptionFilter, *, timeout: float | None = None
-    ) -> Subscription:
-        """Open a ``subscriptions/listen`` stream; returns once it is acknowledged.
-
-        An acknowledgement that does not come within ``timeout`` (the client's by default)
-        cancels the listen and raises ``TimeoutError``; a refusal raises as a call does.
-        """
-        params = t.SubscriptionsListenRequestParams(notifications=notifications)
-        request = build_request(self.conn, "subscriptions/listen", params)
-        queue = self._watch(request.id)
-        limit = self.timeout if timeout is None else timeout
-        try:
-            await self._write(self.conn.send(request))
-            async with asyncio.timeout(limit):
-                first = await self._next(queue)
-        except BaseException:
-            self._waiters.pop(request.id, None)
-            if request.id in self.conn.in_flight():  # not acknowledged in time: tell the server
-                with contextlib.suppress(ConnectionError):  # server gone: nobody to tell
-                    await self._write(self.conn.cancel(request.id, "listen abandoned"))
-            raise
-        if not isinstance(first, m.SubscriptionAcknowledged):
-            self._waiters.pop(request.id, None)
-            outcome_of(first)  # raises for an error; a result ends it at once
-            raise ConnectionError("the subscription ended before it was acknowledged")
-        return Subscription(self, request.id, first.notifications, queue)
-
-    # -- the reader ---------------------------------------------------------
+    # -- the stream's primitives (StreamCalls) ------------------------------
 
     def _watch(self, id: t.RequestId) -> asyncio.Queue[Any]:
         if self._failure is not None:
@@ -233,14 +149,6 @@ class Client(AsyncCalls):
             for queue in self._waiters.values():
                 queue.put_nowait(failure)
 
-    def _listening(self, id: t.RequestId) -> bool:
-        return id in self._waiters
-
-    async def _end_listen(self, id: t.RequestId) -> None:
-        self._waiters.pop(id, None)
-        if id in self.conn.in_flight():  # SUB-11: cancel it
-            await self._write(self.conn.cancel(id, "done"))
-
     async def _write(self, data: bytes) -> None:
         if data:
             try:
@@ -248,6 +156,14 @@ class Client(AsyncCalls):
                 await self._writer.drain()
             except (ConnectionError, RuntimeError) as e:
                 raise ConnectionError("the server's input is closed") from e
+
+    def _time_limit(self, limit: float | None) -> AbstractAsyncContextManager[Any]:
+        return asyncio.timeout(limit)
+
+    async def _abandon(self, id: t.RequestId, reason: str) -> None:
+        if id in self.conn.in_flight():
+            with contextlib.suppress(ConnectionError):  # server gone: nobody to tell
+                await self._write(self.conn.cancel(id, reason))
 
     # -- lifetime -----------------------------------------------------------
 

@@ -32,7 +32,7 @@ socket, selectors, subprocess or time (``tests/test_purity.py``).  Times, tasks,
 threads and sockets are the adapters'; every protocol decision is the core's.
 """
 
-from ._async_client import AsyncCalls, Subscription
+from ._async_client import AsyncCalls, StreamCalls, Subscription
 from ._async_http import AsyncHTTPSession
 from ._client import (
     Call,
@@ -165,6 +165,7 @@ __all__ = [
     "http_failure",
     # the async clients' shared body (_async_client, _async_http)
     "AsyncCalls",
+    "StreamCalls",
     "Subscription",
     "AsyncHTTPSession",
 ]

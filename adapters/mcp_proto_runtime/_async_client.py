@@ -7,14 +7,24 @@ client's methods, so it runs under either event loop and holds no I/O of its own
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
+from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
-from mcp_proto import Notification, Request, SubscriptionEnded
+from mcp_proto import Notification, Request, SubscriptionAcknowledged, SubscriptionEnded
 from mcp_proto import types as t
 
-from ._client import ProbeOutcome, probe_outcome
+from ._client import (
+    Call,
+    Done,
+    InputHandler,
+    ProbeOutcome,
+    ProgressHandler,
+    build_request,
+    outcome_of,
+    probe_outcome,
+)
 
-__all__ = ["AsyncCalls", "Subscription"]
+__all__ = ["AsyncCalls", "StreamCalls", "Subscription"]
 
 
 class AsyncCalls:
@@ -107,3 +117,117 @@ class Subscription:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+class StreamCalls(AsyncCalls):
+    """``request``, ``listen`` and the probe of an async client over one stream (stdio).
+
+    The body of the asyncio and trio stdio clients. The client provides its stream's
+    primitives: :attr:`_waiters` (the source of each watched id's events), ``_watch(id)``
+    (a new source for ``id``, or ``ConnectionError`` once the stream is lost),
+    ``_next(source)`` (its next event; ``ConnectionError`` when the stream is lost),
+    ``_write(data)``, ``_time_limit(limit)`` (a block that raises ``TimeoutError`` once
+    ``limit`` s pass; ``None``: never) and ``_abandon(id, reason)`` (cancel ``id`` if it is
+    still in flight, even while the calling task is being cancelled, and never raise for a
+    server that is gone). A call that ends any other way than with its answer is cancelled
+    on the server (CANCEL-05).
+    """
+
+    timeout: float | None
+    _waiters: dict[t.RequestId, Any]
+
+    def _watch(self, id: t.RequestId) -> Any:
+        raise NotImplementedError
+
+    async def _next(self, source: Any) -> Any:
+        raise NotImplementedError
+
+    async def _write(self, data: bytes) -> None:
+        raise NotImplementedError
+
+    def _time_limit(self, limit: float | None) -> AbstractAsyncContextManager[Any]:
+        raise NotImplementedError
+
+    async def _abandon(self, id: t.RequestId, reason: str) -> None:
+        raise NotImplementedError
+
+    async def request(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressHandler | None = None,
+        on_input: InputHandler | None = None,
+    ) -> Any:
+        """Send one request and return its result object, following MRTR rounds."""
+        call = Call(self.conn, method, params, on_progress=on_progress, on_input=on_input)
+        source = self._watch(call.request.id)
+        limit = self.timeout if timeout is None else timeout
+        try:
+            await self._write(self.conn.send(call.request))
+            async with self._time_limit(limit):
+                while True:
+                    step = call.feed(await self._next(source))
+                    if isinstance(step, Done):
+                        return step.result
+                    if step is not None:
+                        self._waiters[step.request.id] = self._waiters.pop(step.replaces)
+                        await self._write(self.conn.send(step.request))
+        except TimeoutError:
+            await self._abandon(call.request.id, "timed out")
+            raise TimeoutError(f"{method} got no answer within {limit} s") from None
+        except BaseException:
+            await self._abandon(call.request.id, "cancelled")
+            raise
+        finally:
+            self._waiters.pop(call.request.id, None)
+
+    async def listen(
+        self, notifications: t.SubscriptionFilter, *, timeout: float | None = None
+    ) -> Subscription:
+        """Open a ``subscriptions/listen`` stream; returns once it is acknowledged.
+
+        An acknowledgement that does not come within ``timeout`` (the client's by default)
+        cancels the listen and raises ``TimeoutError``; a refusal raises as a call does.
+        """
+        params = t.SubscriptionsListenRequestParams(notifications=notifications)
+        request = build_request(self.conn, "subscriptions/listen", params)
+        source = self._watch(request.id)
+        limit = self.timeout if timeout is None else timeout
+        try:
+            await self._write(self.conn.send(request))
+            async with self._time_limit(limit):
+                first = await self._next(source)
+        except BaseException as e:
+            self._waiters.pop(request.id, None)  # never acknowledged: tell the server
+            await self._abandon(request.id, "listen abandoned")
+            if isinstance(e, TimeoutError):
+                raise TimeoutError("the listen was not acknowledged in time") from None
+            raise
+        if not isinstance(first, SubscriptionAcknowledged):
+            self._waiters.pop(request.id, None)
+            outcome_of(first)  # raises for an error; a result ends it at once
+            raise ConnectionError("the subscription ended before it was acknowledged")
+        return Subscription(self, request.id, first.notifications, source)
+
+    async def _round(self, request: Request, limit: float) -> Any:
+        source = self._watch(request.id)
+        try:
+            await self._write(self.conn.send(request))
+            async with self._time_limit(limit):
+                while isinstance(event := await self._next(source), Notification):
+                    pass
+                return event
+        except TimeoutError:
+            await self._abandon(request.id, "timed out")
+            return None
+        finally:
+            self._waiters.pop(request.id, None)
+
+    def _listening(self, id: t.RequestId) -> bool:
+        return id in self._waiters
+
+    async def _end_listen(self, id: t.RequestId) -> None:
+        self._waiters.pop(id, None)
+        await self._abandon(id, "done")  # SUB-11

@@ -1,8 +1,10 @@
 """The trio client: concurrent calls and listens over one stream, one reader task.
 
 The core (:class:`mcp_proto.ClientConnection`) allocates ids, stamps ``_meta``,
-builds MRTR retries and judges every response; this module writes, routes each
-event to the call waiting for it, and manages the server process (STDIO-14).
+builds MRTR retries and judges every response; the calls, listens and the probe are
+:class:`mcp_proto_runtime.StreamCalls`'s; this module gives them the stream's primitives
+(write, route each event to the call waiting for it, time limits, cancellation) and manages
+the server process (STDIO-14).
 The reader runs in a nursery the caller owns: ``async with Client.stdio(...)``
 opens one, or ``await nursery.start(client.run)`` uses yours.
 """
@@ -20,14 +22,8 @@ import trio
 import mcp_proto as m
 from mcp_proto import types as t
 from mcp_proto_runtime import (
-    AsyncCalls,
-    Call,
-    Done,
-    InputHandler,
-    ProgressHandler,
+    StreamCalls,
     Subscription,
-    build_request,
-    outcome_of,
     owner_of,
 )
 
@@ -40,7 +36,7 @@ _CHUNK = 65536
 _Channel = tuple[trio.MemorySendChannel[Any], trio.MemoryReceiveChannel[Any]]
 
 
-class Client(AsyncCalls):
+class Client(StreamCalls):
     """An MCP client over a trio stream pair; :meth:`stdio` spawns the server.
 
     Same contract as the blocking client (``mcp_proto_sync.Client``), plus
@@ -118,84 +114,7 @@ class Client(AsyncCalls):
 
         return HTTPClientSession(url, **options)
 
-    # -- calls --------------------------------------------------------------
-
-    async def request(
-        self,
-        method: str,
-        params: Any = None,
-        *,
-        timeout: float | None = None,
-        on_progress: ProgressHandler | None = None,
-        on_input: InputHandler | None = None,
-    ) -> Any:
-        """Send one request and return its result object, following MRTR rounds."""
-        call = Call(self.conn, method, params, on_progress=on_progress, on_input=on_input)
-        channel = self._watch(call.request.id)
-        limit = self.timeout if timeout is None else timeout
-        try:
-            await self._write(self.conn.send(call.request))
-            with trio.fail_after(math.inf if limit is None else limit):
-                while True:
-                    step = call.feed(await self._next(channel))
-                    if isinstance(step, Done):
-                        return step.result
-                    if step is not None:
-                        self._waiters[step.request.id] = self._waiters.pop(step.replaces)
-                        await self._write(self.conn.send(step.request))
-        except trio.TooSlowError:
-            await self._cancel(call.request.id, "timed out")
-            raise TimeoutError(f"{method} got no answer within {limit} s") from None
-        except trio.Cancelled:
-            with trio.CancelScope(shield=True), trio.move_on_after(5):  # CANCEL-05: tell it
-                await self._cancel(call.request.id, "cancelled")
-            raise
-        finally:
-            self._waiters.pop(call.request.id, None)
-
-    async def _round(self, request: m.Request, limit: float) -> Any:
-        channel = self._watch(request.id)
-        try:
-            await self._write(self.conn.send(request))
-            with trio.move_on_after(limit):
-                while isinstance(event := await self._next(channel), m.Notification):
-                    pass
-                return event
-            await self._cancel(request.id, "timed out")
-            return None
-        finally:
-            self._waiters.pop(request.id, None)
-
-    async def listen(
-        self, notifications: t.SubscriptionFilter, *, timeout: float | None = None
-    ) -> Subscription:
-        """Open a ``subscriptions/listen`` stream; returns once it is acknowledged.
-
-        An acknowledgement that does not come within ``timeout`` (the client's by default)
-        cancels the listen and raises ``TimeoutError``; a refusal raises as a call does.
-        """
-        params = t.SubscriptionsListenRequestParams(notifications=notifications)
-        request = build_request(self.conn, "subscriptions/listen", params)
-        channel = self._watch(request.id)
-        limit = self.timeout if timeout is None else timeout
-        try:
-            await self._write(self.conn.send(request))
-            with trio.fail_after(math.inf if limit is None else limit):
-                first = await self._next(channel)
-        except BaseException as e:
-            self._waiters.pop(request.id, None)  # never acknowledged: tell the server
-            with trio.CancelScope(shield=True), trio.move_on_after(5):
-                await self._cancel(request.id, "listen abandoned")
-            if isinstance(e, trio.TooSlowError):
-                raise TimeoutError("the listen was not acknowledged in time") from None
-            raise
-        if not isinstance(first, m.SubscriptionAcknowledged):
-            self._waiters.pop(request.id, None)
-            outcome_of(first)  # raises for an error; a result ends it at once
-            raise ConnectionError("the subscription ended before it was acknowledged")
-        return Subscription(self, request.id, first.notifications, channel)
-
-    # -- the reader ---------------------------------------------------------
+    # -- the stream's primitives (StreamCalls) ------------------------------
 
     def _watch(self, id: t.RequestId) -> _Channel:
         if self._failure is not None:
@@ -246,16 +165,18 @@ class Client(AsyncCalls):
             except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
                 raise ConnectionError("the server's input is closed") from e
 
-    def _listening(self, id: t.RequestId) -> bool:
-        return id in self._waiters
+    @asynccontextmanager
+    async def _time_limit(self, limit: float | None) -> AsyncIterator[None]:
+        try:
+            with trio.fail_after(math.inf if limit is None else limit):
+                yield
+        except trio.TooSlowError:
+            raise TimeoutError from None
 
-    async def _end_listen(self, id: t.RequestId) -> None:
-        self._waiters.pop(id, None)
-        await self._cancel(id, "done")  # SUB-11
-
-    async def _cancel(self, id: t.RequestId, reason: str) -> None:
+    async def _abandon(self, id: t.RequestId, reason: str) -> None:
         if id in self.conn.in_flight():
-            with suppress(ConnectionError):  # server gone: nobody to tell
+            shield = trio.CancelScope(shield=True)  # the call may be being cancelled: tell anyway
+            with shield, trio.move_on_after(5), suppress(ConnectionError):  # server gone
                 await self._write(self.conn.cancel(id, reason))
 
     # -- lifetime -----------------------------------------------------------
