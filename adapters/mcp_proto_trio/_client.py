@@ -14,8 +14,8 @@ from __future__ import annotations
 import math
 import subprocess
 from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager, suppress
-from typing import IO, TYPE_CHECKING, Any
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
+from typing import IO, Any
 
 import trio
 
@@ -27,8 +27,7 @@ from mcp_proto_runtime import (
     owner_of,
 )
 
-if TYPE_CHECKING:
-    from ._http_client import HTTPClientSession
+from ._http_client import HTTPClientSession, time_limit
 
 __all__ = ["Client", "Subscription"]
 
@@ -110,8 +109,6 @@ class Client(StreamCalls):
 
         Nothing is connected yet: each call opens (or reuses) a connection of its own.
         """
-        from ._http_client import HTTPClientSession
-
         return HTTPClientSession(url, **options)
 
     # -- the stream's primitives (StreamCalls) ------------------------------
@@ -165,13 +162,8 @@ class Client(StreamCalls):
             except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
                 raise ConnectionError("the server's input is closed") from e
 
-    @asynccontextmanager
-    async def _time_limit(self, limit: float | None) -> AsyncIterator[None]:
-        try:
-            with trio.fail_after(math.inf if limit is None else limit):
-                yield
-        except trio.TooSlowError:
-            raise TimeoutError from None
+    def _time_limit(self, limit: float | None) -> AbstractAsyncContextManager[None]:
+        return time_limit(limit)
 
     async def _abandon(self, id: t.RequestId, reason: str) -> None:
         if id in self.conn.in_flight():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 import trio
@@ -56,6 +56,16 @@ class _Link:
         self.stream.socket.close()  # synchronous, and wakes a task reading it
 
 
+@asynccontextmanager
+async def time_limit(limit: float | None) -> AsyncIterator[None]:
+    """A block that raises ``TimeoutError`` (not ``trio.TooSlowError``) after ``limit`` s."""
+    try:
+        with trio.fail_after(math.inf if limit is None else limit):
+            yield
+    except trio.TooSlowError:
+        raise TimeoutError from None
+
+
 class HTTPClientSession(AsyncHTTPSession):
     """An MCP client for a Streamable HTTP endpoint, over trio sockets.
 
@@ -69,10 +79,5 @@ class HTTPClientSession(AsyncHTTPSession):
         stream = await trio.open_tcp_stream(*self.address)
         return _Link(stream, HTTPClientConnection(self.http, host=self._host))
 
-    @asynccontextmanager
-    async def _time_limit(self, limit: float | None) -> AsyncIterator[None]:
-        try:
-            with trio.fail_after(math.inf if limit is None else limit):
-                yield
-        except trio.TooSlowError:
-            raise TimeoutError from None
+    def _time_limit(self, limit: float | None) -> AbstractAsyncContextManager[None]:
+        return time_limit(limit)
