@@ -34,7 +34,7 @@ __all__ = ["Client", "Subscription"]
 _CHUNK = 65536
 
 
-class Client(StreamCalls):
+class Client(StreamCalls[asyncio.Queue[Any]]):
     """An MCP client over an asyncio stream pair; :meth:`stdio` spawns the server.
 
     Same contract as the blocking client (``mcp_proto_sync.Client``), plus

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from mcp_proto import Notification, Request, SubscriptionAcknowledged, SubscriptionEnded
 from mcp_proto import types as t
@@ -119,7 +119,11 @@ class Subscription:
         await self.aclose()
 
 
-class StreamCalls(AsyncCalls):
+#: what a stream client reads one request's events from (a queue, a memory channel)
+Source = TypeVar("Source")
+
+
+class StreamCalls(AsyncCalls, Generic[Source]):
     """``request``, ``listen`` and the probe of an async client over one stream (stdio).
 
     The body of the asyncio and trio stdio clients. The client provides its stream's
@@ -134,12 +138,12 @@ class StreamCalls(AsyncCalls):
     """
 
     timeout: float | None
-    _waiters: dict[t.RequestId, Any]
+    _waiters: dict[t.RequestId, Source]
 
-    def _watch(self, id: t.RequestId) -> Any:
+    def _watch(self, id: t.RequestId) -> Source:
         raise NotImplementedError
 
-    async def _next(self, source: Any) -> Any:
+    async def _next(self, source: Source) -> Any:
         raise NotImplementedError
 
     async def _write(self, data: bytes) -> None:

@@ -12,7 +12,7 @@ cancelled closes its connection, which is the cancellation (HTTP-12, HTTP-SSE-5)
 from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Protocol, Self
 
 from mcp_proto import (
     NEED_DATA,
@@ -23,7 +23,7 @@ from mcp_proto import (
 )
 from mcp_proto import Request as RequestEvent
 from mcp_proto import types as t
-from mcp_proto.http import Era, ToolRejected, UnexpectedResponse
+from mcp_proto.http import Era, HTTPClientConnection, ToolRejected, UnexpectedResponse
 
 from ._async_client import AsyncCalls, Subscription
 from ._client import (
@@ -32,13 +32,32 @@ from ._client import (
     HTTPClientSettings,
     InputHandler,
     ProgressHandler,
+    Retry,
     build_request,
     http_failure,
     outcome_of,
 )
 from ._log import client_log
 
-__all__ = ["AsyncHTTPSession"]
+__all__ = ["Link", "AsyncHTTPSession"]
+
+
+class Link(Protocol):
+    """One keep-alive connection of an async HTTP client: a socket and its h11 state."""
+
+    conn: HTTPClientConnection
+
+    async def send(self, request: RequestEvent) -> None:
+        """Write the POST for ``request`` (raises the adapter's ``_GONE`` if the socket is)."""
+
+    async def next_event(self) -> Any:
+        """The next event of the response being read, reading the socket as needed."""
+
+    def stale(self) -> bool:
+        """An idle connection the server closed meanwhile."""
+
+    def close(self) -> None:
+        """Close the socket; a response still running is cancelled (HTTP-SSE-5)."""
 
 
 class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
@@ -64,14 +83,14 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
     def __init__(self, url: str, **options: Any) -> None:
         super().__init__(url, **options)
         self._host = self.endpoint.authority
-        self._idle: list[Any] = []
-        self._open: set[Any] = set()
-        self._listens: dict[t.RequestId, Any] = {}
+        self._idle: list[Link] = []
+        self._open: set[Link] = set()
+        self._listens: dict[t.RequestId, Link] = {}
         self._closed = False
 
     # -- what the adapter provides ------------------------------------------
 
-    async def _open_link(self) -> Any:
+    async def _open_link(self) -> Link:
         """A new connection to :attr:`address` (``OSError`` if it cannot be made)."""
         raise NotImplementedError
 
@@ -81,7 +100,7 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
 
     # -- connections --------------------------------------------------------
 
-    async def _connect(self) -> Any:
+    async def _connect(self) -> Link:
         if self._closed:
             raise ConnectionError("the client is closed")
         try:
@@ -91,7 +110,7 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
         self._open.add(link)
         return link
 
-    async def _post(self, request: RequestEvent) -> Any:
+    async def _post(self, request: RequestEvent) -> Link:
         """Send ``request`` on an idle connection, or a new one; return the connection."""
         while self._idle:
             link = self._idle.pop()
@@ -104,7 +123,7 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
                 break  # closed by the server meanwhile ("Connection: close"): once more, afresh
         return await self._send_on(await self._connect(), request)
 
-    async def _send_on(self, link: Any, request: RequestEvent) -> Any:
+    async def _send_on(self, link: Link, request: RequestEvent) -> Link:
         try:
             await link.send(request)
         except self._GONE as e:
@@ -115,7 +134,7 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
             raise
         return link
 
-    def _release(self, link: Any) -> None:
+    def _release(self, link: Link) -> None:
         """A response ended: keep its connection for the next call if it is reusable."""
         while link.conn.busy and link.conn.next_event() is not NEED_DATA:
             pass  # the end of the body, already buffered
@@ -124,7 +143,7 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
         else:
             self._idle.append(link)
 
-    def _drop(self, link: Any) -> None:
+    def _drop(self, link: Link) -> None:
         self._open.discard(link)
         link.close()
 
@@ -142,7 +161,7 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
         """Send one request and return its result object, following MRTR rounds."""
         call = Call(self.conn, method, params, on_progress=on_progress, on_input=on_input)
         limit = self.timeout if timeout is None else timeout
-        link: Any = None
+        link: Link | None = None
         try:
             async with self._time_limit(limit):
                 link = await self._post(call.request)
@@ -151,10 +170,10 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
                     self._release(link)
                     link = None
                     step = call.feed(event)
-                    if isinstance(step, Done):
+                    if not isinstance(step, Retry):
+                        assert isinstance(step, Done)  # _ending hands over endings only
                         return step.result
-                    if step is not None:
-                        link = await self._post(step.request)
+                    link = await self._post(step.request)
         except TimeoutError:
             raise TimeoutError(f"{method} got no answer within {limit} s") from None
         finally:
@@ -162,7 +181,7 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
                 self._drop(link)  # closing the response cancels the request (HTTP-12)
 
     async def _round(self, request: RequestEvent, limit: float) -> Any:
-        link: Any = None
+        link: Link | None = None
         try:
             async with self._time_limit(limit):
                 link = await self._post(request)
@@ -178,7 +197,12 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
                 self._drop(link)  # closing the response cancels the request (HTTP-12)
 
     async def _ending(
-        self, link: Any, id: t.RequestId, on_progress: Any = None, *, legacy: bool = False
+        self,
+        link: Link,
+        id: t.RequestId,
+        on_progress: ProgressHandler | None = None,
+        *,
+        legacy: bool = False,
     ) -> Any:
         """The event that ends (or acknowledges) request ``id``; HTTP failures raise, but
         with ``legacy`` an error status the binding reads as the legacy era is returned."""
@@ -208,7 +232,7 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
         params = t.SubscriptionsListenRequestParams(notifications=notifications)
         request = build_request(self.conn, "subscriptions/listen", params)
         limit = self.timeout if timeout is None else timeout
-        link: Any = None
+        link: Link | None = None
         first: Any = None
         try:
             async with self._time_limit(limit):
@@ -231,7 +255,7 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
     def _listening(self, id: t.RequestId) -> bool:
         return id in self._listens
 
-    async def _next(self, link: Any) -> Any:
+    async def _next(self, link: Link) -> Any:
         """The next notification (or the ``SubscriptionEnded``) of a listen's stream."""
         while True:
             event = await link.next_event()

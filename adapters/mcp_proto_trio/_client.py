@@ -35,7 +35,7 @@ _CHUNK = 65536
 _Channel = tuple[trio.MemorySendChannel[Any], trio.MemoryReceiveChannel[Any]]
 
 
-class Client(StreamCalls):
+class Client(StreamCalls[_Channel]):
     """An MCP client over a trio stream pair; :meth:`stdio` spawns the server.
 
     Same contract as the blocking client (``mcp_proto_sync.Client``), plus
