@@ -112,6 +112,7 @@ PINNED = {
         "RequestLost",
         "ResponseData",
         "ResponseEnd",
+        "ResponseEvent",
         "ResponsePart",
         "ResponseStart",
         "SSEEvent",

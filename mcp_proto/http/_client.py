@@ -67,6 +67,7 @@ __all__ = [
     "HTTPClient",
     "HTTPPost",
     "RequestLost",
+    "ResponseEvent",
     "ToolRejected",
     "UnexpectedResponse",
     "detect_era",
@@ -133,6 +134,11 @@ class ToolRejected:
 
     name: str
     reason: str
+
+
+#: what one response hands over: the core's events for the request (its ending, progress,
+#: stream notifications), or how the exchange ended outside JSON-RPC
+ResponseEvent = Event | RequestLost | UnexpectedResponse | AuthenticationRequired | ToolRejected
 
 
 class Era(Enum):
@@ -308,7 +314,7 @@ class ClientExchange:
         self.status = status
         self.headers = headers
         self._id = post.request.id if post.request is not None else None
-        self._events: list[Any] = []
+        self._events: list[ResponseEvent] = []
         self._body = bytearray()
         self._eof = False
         self._sse: SSEParser | None = None
@@ -381,7 +387,7 @@ class ClientExchange:
         self._eof = True
         self._lost(reason)
 
-    def next_event(self) -> Event | RequestLost | UnexpectedResponse | Any:
+    def next_event(self) -> ResponseEvent | type[NEED_DATA]:
         """The next event of this response, or :data:`NEED_DATA`."""
         if self._events:
             return self._events.pop(0)
@@ -446,7 +452,7 @@ class ClientExchange:
         conn.receive_message(message)
         while True:
             event = conn.next_event()
-            if event is NEED_DATA:
+            if isinstance(event, type):  # NEED_DATA: all of it is read (a client never pauses)
                 break
             if isinstance(event, Result) and isinstance(event.result, t.ListToolsResult):
                 result, warnings = self.client.filter_tools(event.result)

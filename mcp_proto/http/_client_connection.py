@@ -16,7 +16,7 @@ import h11
 
 from .._connection import NEED_DATA, ConnectionClosed, Notification, Request
 from .._errors import LocalProtocolError
-from ._client import ClientExchange, HTTPClient, HTTPPost, RequestLost
+from ._client import ClientExchange, HTTPClient, HTTPPost, RequestLost, ResponseEvent
 
 __all__ = ["HTTPClientConnection"]
 
@@ -81,7 +81,7 @@ class HTTPClientConnection:
         self._eof = self._eof or not data
         self._h11.receive_data(data)
 
-    def next_event(self) -> Any:
+    def next_event(self) -> ResponseEvent | type[NEED_DATA]:
         while True:
             ex = self.exchange
             if ex is not None:
@@ -109,7 +109,7 @@ class HTTPClientConnection:
             elif isinstance(h, h11.ConnectionClosed):
                 return self._broken("the server closed the connection")
 
-    def _broken(self, reason: str) -> Any:
+    def _broken(self, reason: str) -> ResponseEvent | type[NEED_DATA]:
         """The connection is gone: the running request is lost, then ConnectionClosed."""
         self._closed = True
         post, self._post = self._post, None

@@ -62,6 +62,7 @@ from .._connection import (
     NEED_DATA,
     Cancelled,
     ErrorResponse,
+    Event,
     InvalidMessage,
     Notification,
     Request,
@@ -350,7 +351,7 @@ class ServerExchange:
         """Whether the response has started as an event stream."""
         return self._mode is _Mode.STREAM
 
-    def send(self, event: Any) -> list[ResponsePart]:
+    def send(self, event: Reply | Event) -> list[ResponsePart]:
         """The response parts for ``event``: a :class:`Reply`, or what the core lets through.
 
         ``Result``/``ErrorResponse`` end the response (``application/json``

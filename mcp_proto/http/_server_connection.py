@@ -23,9 +23,8 @@ allowance, or it is answered ``413`` and the connection closed.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any
 
-from .._connection import NEED_DATA, ConnectionClosed
+from .._connection import NEED_DATA, Cancelled, ConnectionClosed, Event, Request
 from .._errors import LocalProtocolError
 from ._headers import Headers
 from ._server import (
@@ -107,7 +106,7 @@ class HTTPServerConnection:
         """Bytes from the client; ``b""`` when it closed its side."""
         self._wire.receive_data(data)
 
-    def next_event(self) -> Any:
+    def next_event(self) -> Request | Reply | Cancelled | ConnectionClosed | type[NEED_DATA]:
         wire = self._wire
         while True:
             ex = self.exchange
@@ -168,7 +167,7 @@ class HTTPServerConnection:
         ex.refuse(BODY_REFUSAL)
         return False
 
-    def send(self, event: Any) -> bytes:
+    def send(self, event: Reply | Event) -> bytes:
         """The bytes for ``event``: a :class:`Reply`, a ``Result``, ``ErrorResponse``..."""
         if isinstance(event, Reply) and event is self._error:
             self._error = None
