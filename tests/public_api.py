@@ -9,6 +9,7 @@ PINNED = {
     "mcp_proto": (
         "Cancelled",
         "ClientConnection",
+        "ClientEvent",
         "ConnectionClosed",
         "DEFAULT_CLIENT_INFO",
         "DEFAULT_MAX_DEPTH",
@@ -54,6 +55,7 @@ PINNED = {
         "RequestStateSealer",
         "Result",
         "ServerConnection",
+        "ServerEvent",
         "Statistics",
         "SubscriptionAcknowledged",
         "SubscriptionEnded",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from typing import Any, TypeAlias
+from typing import Any, Generic, TypeAlias, TypeVar
 
 import orjson
 from attrs import frozen
@@ -42,7 +42,11 @@ class Statistics:
     buffered_bytes: int
 
 
-class StreamConnection:
+#: the events one role's connection hands over (ServerEvent, ClientEvent)
+E = TypeVar("E", bound=Event)
+
+
+class StreamConnection(Generic[E]):
     """Base of :class:`ServerConnection` and :class:`ClientConnection`."""
 
     def __init__(
@@ -83,7 +87,7 @@ class StreamConnection:
             raise RuntimeError("received a message after the end of input")
         self._inbox.append(message)
 
-    def next_event(self) -> Event | type[NEED_DATA] | type[PAUSED]:
+    def next_event(self) -> E | ConnectionClosed | type[NEED_DATA] | type[PAUSED]:
         """The next event, or :data:`NEED_DATA` when more input is needed.
 
         :data:`PAUSED`: the next message may not be acted on yet (a request past a
@@ -125,7 +129,7 @@ class StreamConnection:
             if event is not None:
                 return event
 
-    def _handle_item(self, item: Any) -> Event | type[PAUSED] | None:
+    def _handle_item(self, item: Any) -> E | type[PAUSED] | None:
         obj: Any = item
         try:
             if isinstance(item, bytes | bytearray | memoryview | str):
@@ -183,12 +187,12 @@ class StreamConnection:
         """
         raise NotImplementedError
 
-    def _on_message(self, message: Message) -> Event | type[PAUSED] | None:
+    def _on_message(self, message: Message) -> E | type[PAUSED] | None:
         """The event for ``message``; ``None`` for one dropped; :data:`PAUSED` to hold it
         (it is offered again, whole, on the next call of :meth:`next_event`)."""
         raise NotImplementedError
 
-    def _on_invalid(self, error: DecodeError, obj: Any) -> Event | None:
+    def _on_invalid(self, error: DecodeError, obj: Any) -> E | None:
         raise NotImplementedError
 
     def _on_close(self) -> ConnectionClosed:

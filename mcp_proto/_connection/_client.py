@@ -51,6 +51,7 @@ from .._errors import (
 )
 from ._base import Commit, StreamConnection
 from ._events import (
+    ClientEvent,
     ConnectionClosed,
     ErrorResponse,
     Event,
@@ -88,7 +89,7 @@ def _refused(refusal: Refusal) -> t.Error:
     return _bad(f"{refusal.why} ({refusal.rule})")
 
 
-class ClientConnection(StreamConnection):
+class ClientConnection(StreamConnection[ClientEvent]):
     """The client side of one MCP connection.
 
     ``capabilities``, ``client_info``, ``protocol_version`` and ``log_level``
@@ -249,7 +250,7 @@ class ClientConnection(StreamConnection):
 
     # -- receiving ----------------------------------------------------------
 
-    def _on_invalid(self, error: DecodeError, obj: Any) -> Event | None:
+    def _on_invalid(self, error: DecodeError, obj: Any) -> ClientEvent | None:
         id = obj.get("id") if type(obj) is dict else None
         record = self._requests.live.get(id) if type(id) is int or type(id) is str else None
         if record is not None and "method" not in obj:
@@ -259,7 +260,7 @@ class ClientConnection(StreamConnection):
             return InvalidResponse(id=record.id, request=self._finish(record), error=error.error())
         return InvalidMessage(error=error.error())
 
-    def _on_message(self, message: Message) -> Event | None:
+    def _on_message(self, message: Message) -> ClientEvent | None:
         if isinstance(message, t.JSONRPCResultResponse):
             return self._on_result(message.id, message.result)
         if isinstance(message, t.JSONRPCErrorResponse):
@@ -269,7 +270,7 @@ class ClientConnection(StreamConnection):
             return InvalidMessage(error=error)
         return self._on_notification(message)
 
-    def _late(self, id: t.RequestId | None) -> Event | None:
+    def _late(self, id: t.RequestId | None) -> ClientEvent | None:
         if id is not None and self._requests.state(id) in TERMINAL:
             # after our cancel (CANCEL-11, CANCEL-12), or a second answer: dropped
             self._dropped_messages += 1
@@ -277,7 +278,7 @@ class ClientConnection(StreamConnection):
         error = _bad(f"response to unknown request {id!r}", INVALID_REQUEST)
         return InvalidMessage(error=error)
 
-    def _on_result(self, id: t.RequestId, raw: Any) -> Event | None:
+    def _on_result(self, id: t.RequestId, raw: Any) -> ClientEvent | None:
         record = self._requests.live.get(id)
         if record is None:
             return self._late(id)
@@ -320,7 +321,7 @@ class ClientConnection(StreamConnection):
             return body if types[1] is None else structure(body, types[1])
         return structure_result(body, request.method)
 
-    def _input_required(self, record: RequestRecord, result: t.InputRequiredResult) -> Event:
+    def _input_required(self, record: RequestRecord, result: t.InputRequiredResult) -> ClientEvent:
         request = _sent(record)
         checked = self._requests.check(Move.INPUT_REQUIRED, record.id, result, received=True)
         if isinstance(checked, Refusal):  # MRTR-03, MRTR-09, MRTR-10: the lifecycle's guards
@@ -333,7 +334,7 @@ class ClientConnection(StreamConnection):
         self._finish(record, checked[1])
         return InputRequired(id=record.id, result=result, request=request, round=request.round + 1)
 
-    def _on_error(self, message: t.JSONRPCErrorResponse) -> Event | None:
+    def _on_error(self, message: t.JSONRPCErrorResponse) -> ClientEvent | None:
         id, error = message.id, message.error
         if id is None:
             return ErrorResponse(id=None, error=error)  # cannot be correlated (BASE-16)
@@ -354,7 +355,7 @@ class ClientConnection(StreamConnection):
                 )
         return ErrorResponse(id=id, error=error)
 
-    def _on_notification(self, message: Any) -> Event | None:
+    def _on_notification(self, message: Any) -> ClientEvent | None:
         method, params = message.method, message.params
         info = METHODS.get(method)
         if info is None or info.direction is Direction.CLIENT_TO_SERVER:
@@ -382,7 +383,7 @@ class ClientConnection(StreamConnection):
             return SubscriptionEnded(id=params.request_id, graceful=True)
         return self._on_stream(method, params)
 
-    def _on_stream(self, method: str, params: Any) -> Event | None:
+    def _on_stream(self, method: str, params: Any) -> ClientEvent | None:
         """An acknowledgement or a change on a listen stream, by its ``subscriptionId``."""
         meta = getattr(params, "meta", None)  # list_changed params are optional
         sub = meta.subscription_id if meta is not None else None
@@ -410,7 +411,7 @@ class ClientConnection(StreamConnection):
             return InvalidMessage(error=_refused(changed))
         return Notification(method=method, params=params, request_id=sub)
 
-    def _on_progress(self, params: t.ProgressNotificationParams) -> Event | None:
+    def _on_progress(self, params: t.ProgressNotificationParams) -> ClientEvent | None:
         record = self._requests.by_token.get(params.progress_token)
         checked = (
             self._requests.check(Move.PROGRESS, record.id, params, received=True)

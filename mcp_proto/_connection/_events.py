@@ -255,6 +255,22 @@ class ConnectionClosed:
     subscriptions: tuple[t.RequestId, ...] = ()
 
 
+#: what a server's connection hands over (the requests and notifications of its client)
+ServerEvent = Request | Notification | Cancelled | InvalidMessage | ConnectionClosed
+#: what a client's connection hands over (the endings of its requests, and notifications)
+ClientEvent = (
+    Result
+    | ErrorResponse
+    | InputRequired
+    | VersionNotSupported
+    | InvalidResponse
+    | SubscriptionAcknowledged
+    | SubscriptionEnded
+    | Notification
+    | InvalidMessage
+    | ConnectionClosed
+)
+
 Event = (
     Request
     | Notification

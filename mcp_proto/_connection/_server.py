@@ -50,6 +50,7 @@ from ._events import (
     InvalidMessage,
     Notification,
     Request,
+    ServerEvent,
 )
 from ._extensions import Extension, ExtensionRegistry
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
@@ -85,7 +86,7 @@ _CONFIGURATION = (
 )
 
 
-class ServerConnection(StreamConnection):
+class ServerConnection(StreamConnection[ServerEvent]):
     """The server side of one MCP connection.
 
     ``supported_versions`` are the revisions served (``data.supported`` of a
@@ -206,7 +207,7 @@ class ServerConnection(StreamConnection):
 
     # -- receiving ----------------------------------------------------------
 
-    def _on_invalid(self, error: DecodeError, obj: Any) -> Event | None:
+    def _on_invalid(self, error: DecodeError, obj: Any) -> ServerEvent | None:
         no_reply = type(obj) is dict and ("id" not in obj or "method" not in obj)
         if no_reply and ("method" in obj or "result" in obj or "error" in obj):
             # A notification or a response: never answered (BASE-18, PAT-03).
@@ -221,11 +222,11 @@ class ServerConnection(StreamConnection):
         data: Any = None,
         *,
         http_status: int | None = None,
-    ) -> Event:
+    ) -> ServerEvent:
         status = refusal_status(code) if http_status is None else http_status
         return _refusal(t.Error(code=code, message=message, data=data), id, status)
 
-    def _on_message(self, message: Message) -> Event | type[PAUSED] | None:
+    def _on_message(self, message: Message) -> ServerEvent | type[PAUSED] | None:
         msg: Any = message
         method = getattr(msg, "method", None)
         if method is None:  # a response: clients do not send them (PAT-03)
@@ -242,7 +243,7 @@ class ServerConnection(StreamConnection):
 
     def _on_other_request(
         self, message: Any, method: str, id: t.RequestId
-    ) -> Event | type[PAUSED]:
+    ) -> ServerEvent | type[PAUSED]:
         known = METHODS.get(method)
         if known is not None and known.kind is Kind.NOTIFICATION:  # not acted on (edge case 20)
             return self._refuse(INVALID_REQUEST, f"{method} is a notification (BASE-18)", id)
@@ -267,7 +268,9 @@ class ServerConnection(StreamConnection):
             return _refusal(e.error(), id, e.http_status)
         return self._admit(id, method, params, meta, None, checked=True)
 
-    def _check_version(self, meta: t.RequestMetaObject | None, id: t.RequestId) -> Event | None:
+    def _check_version(
+        self, meta: t.RequestMetaObject | None, id: t.RequestId
+    ) -> ServerEvent | None:
         assert meta is not None  # the codec requires _meta on every request (META-08)
         if meta.protocol_version in self.supported_versions:
             return None
@@ -283,7 +286,7 @@ class ServerConnection(StreamConnection):
         capability: tuple[str, ...] | None,
         *,
         checked: bool = False,
-    ) -> Event | type[PAUSED]:
+    ) -> ServerEvent | type[PAUSED]:
         if not checked:
             refused = self._check_version(meta, id)
             if refused is not None:
@@ -306,7 +309,7 @@ class ServerConnection(StreamConnection):
         requests.open(RequestRecord(id, method, meta, params if listen else None))
         return Request(id=id, method=method, params=params)
 
-    def _on_notification(self, message: Any, method: str) -> Event | None:
+    def _on_notification(self, message: Any, method: str) -> ServerEvent | None:
         if method != "notifications/cancelled":
             ext = self.extensions.notification(method)
             if ext is None:

@@ -19,7 +19,7 @@ from ._trace import Sender, Trace, other_side
 __all__ = ["ConnectionPair", "drain"]
 
 
-def drain(conn: StreamConnection) -> list[Event]:
+def drain(conn: StreamConnection[Any]) -> list[Event]:
     """Every event ``conn`` has ready, up to :data:`NEED_DATA`, :data:`PAUSED` or
     ``ConnectionClosed``.
 
@@ -59,7 +59,7 @@ class ConnectionPair:
         self.chunk_size = chunk_size
         self.trace = Trace()
 
-    def _conn(self, side: Sender) -> StreamConnection:
+    def _conn(self, side: Sender) -> StreamConnection[Any]:
         return self.client if side == "client" else self.server
 
     def request(self, method: str, params: Any) -> Request:
