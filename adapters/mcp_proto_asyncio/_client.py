@@ -137,7 +137,8 @@ class Client(StreamCalls[asyncio.Queue[Any]]):
                 while (event := self.conn.next_event()) is not m.NEED_DATA:
                     if isinstance(event, m.ConnectionClosed):
                         return
-                    queue = self._waiters.get(owner_of(event))  # type: ignore[arg-type]
+                    owner = owner_of(event)
+                    queue = self._waiters.get(owner) if owner is not None else None
                     if queue is not None:
                         queue.put_nowait(event)
                 if not chunk:

@@ -53,7 +53,8 @@ class AsyncCalls:
         self, name: str, arguments: Mapping[str, Any] | None = None, **kw: Any
     ) -> t.CallToolResult:
         params = t.CallToolRequestParams(name=name, arguments=dict(arguments or {}))
-        return await self.request("tools/call", params, **kw)  # type: ignore[no-any-return]
+        result: t.CallToolResult = await self.request("tools/call", params, **kw)
+        return result
 
     async def list_tools(self, **kw: Any) -> list[t.Tool]:
         """Every tool, following ``nextCursor`` until it is absent (PAGE-05, PAGE-06)."""
@@ -67,7 +68,8 @@ class AsyncCalls:
             cursor = page.next_cursor
 
     async def discover(self, **kw: Any) -> t.DiscoverResult:
-        return await self.request("server/discover", t.RequestParams(), **kw)  # type: ignore[no-any-return]
+        result: t.DiscoverResult = await self.request("server/discover", t.RequestParams(), **kw)
+        return result
 
 
 class _Listens(Protocol):
@@ -106,7 +108,8 @@ class Subscription:
         if isinstance(event, SubscriptionEnded):
             await self.client._end_listen(self.id)
             raise StopAsyncIteration
-        return event  # type: ignore[no-any-return]
+        note: Notification = event  # a listen's source gives notifications, then its end
+        return note
 
     async def aclose(self) -> None:
         """Cancel the listen (SUB-11); nothing more arrives for it."""

@@ -153,7 +153,8 @@ class _Calls:
         self, name: str, arguments: Mapping[str, Any] | None = None, **kw: Any
     ) -> t.CallToolResult:
         params = t.CallToolRequestParams(name=name, arguments=dict(arguments or {}))
-        return self.request("tools/call", params, **kw)  # type: ignore[no-any-return]
+        result: t.CallToolResult = self.request("tools/call", params, **kw)
+        return result
 
     def list_tools(self, **kw: Any) -> list[t.Tool]:
         """Every tool, following ``nextCursor`` until it is absent (PAGE-05, PAGE-06)."""
@@ -167,4 +168,5 @@ class _Calls:
             cursor = page.next_cursor
 
     def discover(self, **kw: Any) -> t.DiscoverResult:
-        return self.request("server/discover", t.RequestParams(), **kw)  # type: ignore[no-any-return]
+        result: t.DiscoverResult = self.request("server/discover", t.RequestParams(), **kw)
+        return result

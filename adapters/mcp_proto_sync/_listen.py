@@ -55,7 +55,8 @@ class Subscription:
         if isinstance(event, m.SubscriptionEnded):
             self.close()
             return None
-        return event  # type: ignore[no-any-return]
+        note: m.Notification | None = event  # a notification, or None at the deadline
+        return note
 
     def __iter__(self) -> Subscription:
         return self

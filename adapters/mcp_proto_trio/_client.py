@@ -138,7 +138,8 @@ class Client(StreamCalls[_Channel]):
                     while (event := self.conn.next_event()) is not m.NEED_DATA:
                         if isinstance(event, m.ConnectionClosed):
                             return
-                        channel = self._waiters.get(owner_of(event))  # type: ignore[arg-type]
+                        owner = owner_of(event)
+                        channel = self._waiters.get(owner) if owner is not None else None
                         if channel is not None:
                             channel[0].send_nowait(event)
                     if not chunk:

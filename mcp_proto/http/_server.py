@@ -271,7 +271,7 @@ class ServerExchange:
         self.headers = headers
         self._body = bytearray()
         self._conn: ServerConnection | None = None
-        self._event: Any = None
+        self._event: Request | Reply | None = None  #: ready for next_event (READY)
         #: the id of the request the application is answering, once there is one
         self.request_id: t.RequestId | None = None
         self._json_ok = admits(headers.get("accept"), "application/json")
@@ -322,8 +322,9 @@ class ServerExchange:
         if self._mode is not _Mode.READY:
             return NEED_DATA
         event, self._event = self._event, None
+        assert event is not None  # READY is set only with the event (_ready)
         self._mode = _Mode.APP
-        return event  # type: ignore[no-any-return]
+        return event
 
     def client_closed(self) -> Cancelled | None:
         """The host saw the client close the response: the request is cancelled (HTTP-SSE-5).
@@ -431,7 +432,7 @@ class ServerExchange:
 
     # -- the checks --------------------------------------------------------
 
-    def _ready(self, event: Any) -> None:
+    def _ready(self, event: Request | Reply) -> None:
         self._event = event
         self._mode = _Mode.READY
 
