@@ -44,7 +44,7 @@ from ._session import CancelHandler, RunHandler, Write, respond
 __all__ = ["END_LISTEN", "Close", "EndListen", "HTTPServerSession", "OpenListen", "ReadWithin"]
 
 H = TypeVar("H")
-C = TypeVar("C", bound=HandlerContext)
+C = TypeVar("C", bound=HandlerContext[Any])
 
 
 @attrs.frozen(slots=True)

@@ -11,7 +11,7 @@ adapters subclass it to add the methods that actually send.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import attrs
 
@@ -43,7 +43,7 @@ from mcp_proto.http.limits import (
     ListenBudget,
 )
 
-from ._fanout import FANOUT_QUEUE, FANOUT_TIMEOUT
+from ._fanout import FANOUT_QUEUE, FANOUT_TIMEOUT, AsyncChanges
 
 __all__ = [
     "AsyncServerSettings",
@@ -189,7 +189,11 @@ class RequestContext:
         return t.InputRequiredResult(input_requests=requests or None, request_state=request_state)
 
 
-class HandlerContext:
+#: what a handler's context sends through: the stream or connection its request came on
+S = TypeVar("S")
+
+
+class HandlerContext(Generic[S]):
     """The part of a handler's context every adapter shares (their ``Context`` classes).
 
     ``request`` is the admitted request; ``cancelled`` turns true when the client
@@ -198,7 +202,7 @@ class HandlerContext:
     through ``session.emit`` and ``session.server._fan_out``.
     """
 
-    def __init__(self, core: RequestContext, session: Any) -> None:
+    def __init__(self, core: RequestContext, session: S) -> None:
         self._core = core
         self._session = session
 
@@ -216,7 +220,20 @@ class HandlerContext:
         self._core.cancelled = True
 
 
-class AsyncHandlerContext(HandlerContext):
+class AsyncStream(Protocol):
+    """What an async handler's context sends through (asyncio, trio; stdio or HTTP)."""
+
+    @property
+    def server(self) -> AsyncServerSettings[Any]: ...
+
+    @property
+    def changes(self) -> AsyncChanges | None:
+        """Set while the stream is in the server's ``_sessions`` (an HTTP link: a listen)."""
+
+    async def emit(self, event: Notification | Result) -> None: ...
+
+
+class AsyncHandlerContext(HandlerContext[AsyncStream]):
     """What an ``async`` handler gets (asyncio, trio): ways to talk about its request.
 
     ``progress`` and ``log`` send only what the request asked for and do nothing
@@ -503,16 +520,18 @@ class AsyncServerSettings(ServerSettings[H]):
         """
         await self._fan_out(Notification(method=method, params=params or t.NotificationParams()))
 
-    async def _fan_out(self, event: Notification, own: Any = None) -> None:
+    async def _fan_out(self, event: Notification, own: AsyncStream | None = None) -> None:
         """``notify_changed``; ``own``, a handler's stream, is written from this task if it can."""
         sessions = list(self._sessions)
         for session in sessions:
             if session is not own:
                 session.changes.offer(event)
-        if own in sessions and own.changes.idle:  # nothing of its own waits before it
-            await own.emit(event)
-        elif own in sessions:
-            own.changes.offer(event)
+        mine = own.changes if own is not None and own in sessions else None
+        if mine is not None and own is not None:
+            if mine.idle:  # nothing of its own waits before it
+                await own.emit(event)
+            else:
+                mine.offer(event)
         await self._checkpoint()
 
     async def _checkpoint(self) -> None:

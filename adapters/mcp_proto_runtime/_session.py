@@ -71,7 +71,7 @@ __all__ = [
 ]
 
 H = TypeVar("H")
-C = TypeVar("C", bound=HandlerContext)
+C = TypeVar("C", bound=HandlerContext[Any])
 
 
 @attrs.frozen(slots=True)

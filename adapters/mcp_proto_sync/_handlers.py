@@ -12,7 +12,7 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import mcp_proto as m
 from mcp_proto import types as t
@@ -24,7 +24,20 @@ Handler = Callable[["Context", Any], Any]
 _DONE_LOCK = threading.Lock()  # makes a Context's event once: most handlers never wait
 
 
-class Context(HandlerContext):
+if TYPE_CHECKING:
+    from ._server import Server
+
+
+class Stream(Protocol):
+    """What a blocking handler's context sends through: a stdio stream or an HTTP link."""
+
+    @property
+    def server(self) -> Server: ...
+
+    def emit(self, event: m.Notification | m.Result) -> None: ...
+
+
+class Context(HandlerContext[Stream]):
     """What a blocking handler gets: its request, and ways to talk about it.
 
     ``progress`` and ``log`` send only what the request asked for (a
@@ -34,7 +47,7 @@ class Context(HandlerContext):
     :meth:`wait_cancelled`.
     """
 
-    def __init__(self, core: RequestContext, session: Any) -> None:
+    def __init__(self, core: RequestContext, session: Stream) -> None:
         super().__init__(core, session)
         self._done: threading.Event | None = None  # made by the first wait_cancelled
 
