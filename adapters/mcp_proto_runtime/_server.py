@@ -526,12 +526,11 @@ class AsyncServerSettings(ServerSettings[H]):
         for session in sessions:
             if session is not own:
                 session.changes.offer(event)
-        mine = own.changes if own is not None and own in sessions else None
-        if mine is not None and own is not None:
-            if mine.idle:  # nothing of its own waits before it
+        if own is not None and own in sessions and own.changes is not None:
+            if own.changes.idle:  # nothing of its own waits before it
                 await own.emit(event)
             else:
-                mine.offer(event)
+                own.changes.offer(event)
         await self._checkpoint()
 
     async def _checkpoint(self) -> None:
