@@ -583,5 +583,6 @@ def test_values_of_no_json_type_match_no_type() -> None:
     (failure,) = compile_schema({"type": "object"}, cache=None).failures(thing)
     assert "non-JSON object" in failure.message
     assert not compile_schema({"const": None}, cache=None).is_valid(thing)
+    assert not compile_schema({"const": {"1": "a"}}, cache=None).is_valid({1: "a"})  # not JSON
     assert not compile_schema({"uniqueItems": True}, cache=None).is_valid([thing, thing])
     assert compile_schema({"uniqueItems": True}, cache=None).is_valid([thing, object()])

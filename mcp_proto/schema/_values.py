@@ -60,7 +60,10 @@ def canon(value: Any) -> Any:
     if value is None:
         return ("z",)
     if isinstance(value, Mapping):
-        return ("o", frozenset((_key(k), canon(v)) for k, v in value.items()))
+        return (
+            "o",
+            frozenset((k if type(k) is str else _key(k), canon(v)) for k, v in value.items()),
+        )
     if isinstance(value, (list, tuple)):
         return ("a", tuple(canon(v) for v in value))
     if isinstance(value, str):
@@ -73,10 +76,9 @@ def canon(value: Any) -> Any:
 
 
 def _key(key: Any) -> Any:
-    """A mapping key as a plain string when it is a ``str`` subclass (an Enum hashes by name)."""
-    if type(key) is not str and isinstance(key, str):
-        return str.__str__(key)
-    return key
+    """A mapping key that is not a plain ``str``: a ``str`` subclass as its plain string (an
+    Enum hashes by name), anything else (not a JSON key) as itself."""
+    return str.__str__(key) if isinstance(key, str) else key
 
 
 def escape(token: object) -> str:
