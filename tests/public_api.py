@@ -492,6 +492,7 @@ PINNED = {
         "default_answer",
         "http_failure",
         "internal_error",
+        "legacy_answer",
         "listen_end",
         "no_handler",
         "outcome_of",

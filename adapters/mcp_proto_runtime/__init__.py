@@ -46,6 +46,7 @@ from ._client import (
     Retry,
     build_request,
     http_failure,
+    legacy_answer,
     outcome_of,
     owner_of,
     probe_outcome,
@@ -163,6 +164,7 @@ __all__ = [
     "Endpoint",
     "HTTPClientSettings",
     "http_failure",
+    "legacy_answer",
     # the async clients' shared body (_async_client, _async_http)
     "AsyncCalls",
     "StreamCalls",

@@ -23,7 +23,7 @@ from mcp_proto import (
 )
 from mcp_proto import Request as RequestEvent
 from mcp_proto import types as t
-from mcp_proto.http import Era, HTTPClientConnection, ToolRejected, UnexpectedResponse
+from mcp_proto.http import HTTPClientConnection, ResponseEvent, ToolRejected, UnexpectedResponse
 
 from ._async_client import AsyncCalls, Subscription
 from ._client import (
@@ -35,6 +35,7 @@ from ._client import (
     Retry,
     build_request,
     http_failure,
+    legacy_answer,
     outcome_of,
 )
 from ._log import client_log
@@ -50,7 +51,7 @@ class Link(Protocol):
     async def send(self, request: RequestEvent) -> None:
         """Write the POST for ``request`` (raises the adapter's ``_GONE`` if the socket is)."""
 
-    async def next_event(self) -> Any:
+    async def next_event(self) -> ResponseEvent:
         """The next event of the response being read, reading the socket as needed."""
 
     def stale(self) -> bool:
@@ -208,7 +209,7 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
         with ``legacy`` an error status the binding reads as the legacy era is returned."""
         while True:
             event = await link.next_event()
-            if legacy and isinstance(event, UnexpectedResponse) and event.era is Era.LEGACY:
+            if legacy and legacy_answer(event):
                 return event
             if isinstance(event, ToolRejected):
                 self.rejected_tools.append(event)

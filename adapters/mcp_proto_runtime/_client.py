@@ -37,6 +37,7 @@ from mcp_proto import (
 from mcp_proto import types as t
 from mcp_proto.http import (
     AuthenticationRequired,
+    Era,
     HTTPClient,
     RequestLost,
     ToolRejected,
@@ -56,6 +57,7 @@ __all__ = [
     "Retry",
     "build_request",
     "http_failure",
+    "legacy_answer",
     "outcome_of",
     "owner_of",
     "probe_outcome",
@@ -260,6 +262,12 @@ class Endpoint:
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         authority = parts.netloc.rpartition("@")[2]
         return cls(host=parts.hostname, port=parts.port or 80, target=target, authority=authority)
+
+
+def legacy_answer(event: Any) -> bool:
+    """Whether an HTTP ending is an error status the binding reads as a legacy server's
+    (HTTP-42, HTTP-46): to a probe that is the legacy era, to a call an error."""
+    return isinstance(event, UnexpectedResponse) and event.era is Era.LEGACY
 
 
 def http_failure(event: Any) -> Exception | None:

@@ -53,6 +53,11 @@ class _Calls:
     def _cancel(self, id: t.RequestId, reason: str) -> None:
         raise NotImplementedError
 
+    def _probe_end(self, id: t.RequestId, deadline: float) -> Any:
+        """The event that ends probe ``id``, as ``_await_end``; a transport whose failures
+        can say "legacy server" (HTTP) returns those instead of raising."""
+        return self._await_end(id, deadline, None)
+
     def _listen_event(self, id: t.RequestId, deadline: float | None) -> Any:
         """The next notification or ``SubscriptionEnded`` of listen ``id``; ``None`` at
         the deadline."""
@@ -144,7 +149,7 @@ class _Calls:
         """
         request = self.conn.discover_request()
         self._send(request)
-        event = self._await_end(request.id, time.monotonic() + timeout, None)
+        event = self._probe_end(request.id, time.monotonic() + timeout)
         if event is None:
             self._cancel(request.id, "probe timed out")
         return probe_outcome(event, (self.conn.protocol_version,))

@@ -16,13 +16,8 @@ from typing import Any
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto.http import (
-    Era,
-    HTTPClientConnection,
-    ToolRejected,
-    UnexpectedResponse,
-)
-from mcp_proto_runtime import HTTPClientSettings, ProbeOutcome, client_log, http_failure
+from mcp_proto.http import HTTPClientConnection, ToolRejected
+from mcp_proto_runtime import HTTPClientSettings, client_log, http_failure, legacy_answer
 
 from ._calls import ProgressHandler, _Calls
 
@@ -64,8 +59,6 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
 
     def __init__(self, url: str, **options: Any) -> None:
         super().__init__(url, **options)
-        #: the last answer the binding could not read (its ``era`` tells legacy from modern)
-        self.last_unexpected: UnexpectedResponse | None = None
         self._idle: list[_Link] = []
         self._active: dict[t.RequestId, _Link] = {}
         self._host = self.endpoint.authority
@@ -111,7 +104,12 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
             self._idle.append((sock, hconn))
 
     def _await_end(
-        self, id: t.RequestId, deadline: float | None, on_progress: ProgressHandler | None
+        self,
+        id: t.RequestId,
+        deadline: float | None,
+        on_progress: ProgressHandler | None,
+        *,
+        legacy: bool = False,
     ) -> Any:
         link = self._active[id]
         while True:
@@ -126,6 +124,9 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
                 if event.method == "notifications/progress" and on_progress is not None:
                     on_progress(event.params)
                 continue
+            if legacy and legacy_answer(event):
+                self._cancel(id, "ended")  # the answer of a legacy server: the probe is over
+                return event
             self._raise_for(id, event)
             if getattr(event, "id", None) == id:
                 if not isinstance(event, m.SubscriptionAcknowledged):
@@ -154,21 +155,13 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
         """Turn the HTTP-only endings into exceptions (the connection is dropped)."""
         error = http_failure(event)
         if error is not None:
-            if isinstance(event, UnexpectedResponse):
-                self.last_unexpected = event
             self._cancel(id, "ended")
             raise error
 
-    def probe(self, timeout: float = 5.0) -> ProbeOutcome:
-        """``server/discover``; over HTTP a legacy server answers with an error status
-        the binding cannot read as modern (HTTP-42, HTTP-46): that is the legacy era."""
-        self.last_unexpected = None
-        try:
-            return super().probe(timeout)
-        except m.RemoteProtocolError:
-            if self.last_unexpected is not None and self.last_unexpected.era is Era.LEGACY:
-                return ProbeOutcome(era="legacy")
-            raise
+    def _probe_end(self, id: t.RequestId, deadline: float) -> Any:
+        """As ``_await_end``, but an error status the binding reads as a legacy server's
+        (HTTP-42, HTTP-46) is returned, for the probe to call legacy, not raised."""
+        return self._await_end(id, deadline, None, legacy=True)
 
     def close(self) -> None:
         for sock, _ in [*self._idle, *self._active.values()]:
