@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 SERVER = str(Path(__file__).resolve().parent / "servers" / "echo.py")
-KINDS = ("sync", "asyncio", "trio", "sdk")
+KINDS = ("sync", "asyncio", "trio", "trio-raw", "sdk")
 BODY = (
     b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"_meta":{'
     b'"io.modelcontextprotocol/protocolVersion":"2026-07-28",'

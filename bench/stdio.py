@@ -30,7 +30,8 @@ import time
 from pathlib import Path
 
 SERVER = str(Path(__file__).resolve().parent / "servers" / "echo.py")
-KINDS = ("sync", "asyncio", "trio", "sdk")  # also: inline-floor, trio-floor (servers/echo.py)
+# also: inline-floor, trio-floor (servers/echo.py)
+KINDS = ("sync", "asyncio", "trio", "trio-raw", "sdk")
 
 
 def line(id: int) -> bytes:

@@ -1,7 +1,8 @@
 """The stdio servers' direct reads and writes (``serve_stdio``), at their edges.
 
-Each adapter's ``serve_stdio`` reads and writes the process's pipes itself (trio: raw
-non-blocking descriptors; asyncio: a pipe protocol; blocking: ``os.write``).  These runs
+Each adapter's ``serve_stdio`` reads and writes the process's pipes (trio: ``FdStream``,
+or raw non-blocking descriptors with ``io="raw"``; asyncio: a pipe protocol; blocking:
+``os.write``).  These runs
 check what that must keep: whole messages in order when stdout fills up (partial writes,
 a queue behind the writer), a regular file as stdin (trio, blocking: asyncio's pipe
 transports refuse one), a client that stops reading, and stdin and stdout left in
@@ -21,7 +22,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-ADAPTERS = ["sync", "asyncio", "trio"]
+ADAPTERS = ["sync", "asyncio", "trio", "trio-raw"]
 
 SERVER = textwrap.dedent(
     """
@@ -60,7 +61,9 @@ SERVER = textwrap.dedent(
         import trio
         import mcp_proto_trio
 
-        trio.run(mcp_proto_trio.Server({"tools/call": call}, capabilities=caps).serve_stdio)
+        io = "raw" if adapter == "trio-raw" else "streams"
+        server = mcp_proto_trio.Server({"tools/call": call}, capabilities=caps, io=io)
+        trio.run(server.serve_stdio)
     print("blocking", os.get_blocking(0), os.get_blocking(1), file=sys.stderr, flush=True)
     """
 )
@@ -135,7 +138,8 @@ def test_a_full_stdout_queues_whole_messages(adapter: str, server: str) -> None:
     assert len(progress) == 3 * sum(1 for i in sizes if i % 3 == 0)
 
 
-@pytest.mark.parametrize("adapter", ["sync", "trio"])  # asyncio's pipe transport refuses files
+# asyncio's pipe transport refuses files
+@pytest.mark.parametrize("adapter", ["sync", "trio", "trio-raw"])
 def test_a_regular_file_as_stdin(adapter: str, server: str, tmp_path: Path) -> None:
     requests = tmp_path / "requests.jsonl"
     requests.write_bytes(b"".join(request(i, size=i) for i in range(50)))
@@ -166,7 +170,7 @@ def test_a_client_that_stops_reading_does_not_hang_the_server(adapter: str, serv
         proc.kill()
 
 
-@pytest.mark.parametrize("adapter", ["sync", "trio"])
+@pytest.mark.parametrize("adapter", ["sync", "trio", "trio-raw"])
 def test_stdin_and_stdout_stay_blocking(adapter: str, server: str) -> None:
     r, w = os.pipe()  # a pipe of ours, so the mode is the server's to restore
     proc = spawn(server, adapter, stdin=r)

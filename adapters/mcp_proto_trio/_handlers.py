@@ -3,7 +3,7 @@
 :class:`Context` is what a handler gets (its request, ``progress``, ``log``,
 ``notify_changed``, a cancel scope); :func:`call` awaits a handler in a scope and
 tells its outcome; :class:`Changes` is a stream's change-notification
-outbox and the parking lot its writer task waits in.  Neither server module
+outbox and the :class:`Signal` its writer task waits for.  Neither server module
 imports the other for these: ``_server`` imports ``_http`` to serve HTTP, and
 both import this module.
 """
@@ -23,7 +23,7 @@ from mcp_proto_runtime import (
     ServerSettings,
 )
 
-__all__ = ["Changes", "Context", "Handler", "call"]
+__all__ = ["Changes", "Context", "Handler", "Signal", "call"]
 
 Handler = Callable[["Context", Any], Awaitable[Any]]
 _SPENT = trio.CancelScope()  # a finished request's scope: cancelling it reaches nothing
@@ -44,18 +44,41 @@ class Context(AsyncHandlerContext):
         self.scope.cancel()
 
 
+class Signal:
+    """A wake-up for the tasks waiting now: :meth:`wake` wakes them all, and is not
+    remembered when nobody waits (a task checks its condition, then waits).
+    """
+
+    __slots__ = ("_event",)
+
+    def __init__(self) -> None:
+        self._event: trio.Event | None = None
+
+    async def wait(self) -> None:
+        """Until the next :meth:`wake`; a cancellation ends the wait."""
+        if self._event is None:
+            self._event = trio.Event()
+        await self._event.wait()
+
+    def wake(self) -> None:
+        """Wake every task in :meth:`wait`; nothing if none is."""
+        if self._event is not None:
+            self._event.set()
+            self._event = None
+
+
 class Changes(AsyncChanges):
-    """A stream's change notifications: its outbox, and where its writer task waits."""
+    """A stream's change notifications: its outbox, and the signal its writer task waits for."""
 
     def __init__(self, server: ServerSettings[Any], who: str) -> None:
         super().__init__(server.fanout_queue, who)
-        self.waiting = trio.lowlevel.ParkingLot()
+        self.waiting = Signal()
 
     def _wake(self) -> None:
-        self.waiting.unpark_all()
+        self.waiting.wake()
 
     async def _sleep(self) -> None:
-        await self.waiting.park()
+        await self.waiting.wait()
 
 
 async def call(
@@ -63,11 +86,10 @@ async def call(
 ) -> tuple[Any, Exception | None]:
     """Await ``run``'s handler in ``scope``: ``(value, None)``, or ``(None, error)``.
 
-    ``scope`` (entered by the caller, often a worker's for many requests) is the
-    request's ``ctx.scope`` while the handler runs, so a cancellation reaches it, and
-    ``trio.Cancelled`` propagates for ``scope`` to catch; a request cancelled before it
-    started starts cancelled.  Once it is over its scope is a spent one, so a late
-    cancel cannot reach the worker's next request.
+    ``scope`` (entered by the caller) is the request's ``ctx.scope`` while the handler
+    runs, so a cancellation reaches it, and ``trio.Cancelled`` propagates for ``scope``
+    to catch; a request cancelled before it started starts cancelled.  Once it is over
+    its scope is a spent one, so a late cancel reaches nothing the caller runs next.
     """
     ctx = run.context
     ctx.scope = scope

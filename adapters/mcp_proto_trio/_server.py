@@ -1,23 +1,19 @@
-"""The trio server: one reader loop, one task per request, in a nursery it owns.
+"""The trio server: one reader task, one task per request, in a nursery it owns.
 
-All protocol decisions are the core's (:class:`mcp_proto.ServerConnection`), the
-handler runtime is :mod:`mcp_proto_runtime`; this module reads, writes and runs
-tasks.  A client's cancellation cancels the handler's cancel scope
-(``trio.Cancelled`` inside it).
+All protocol decisions are the core's (:class:`mcp_proto.ServerConnection`) and the
+session's (:class:`mcp_proto_runtime.ServerSession`); this module reads, writes and
+starts tasks, on trio streams: ``trio.lowlevel.FdStream`` for stdio, any
+``trio.abc.Stream`` for :meth:`Server.serve`.  A client's cancellation cancels the
+handler's cancel scope (``trio.Cancelled`` inside it).
 """
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import os
-import stat
 import sys
 from collections.abc import Mapping
-from functools import partial
-from typing import Any
+from typing import Any, Literal
 
-import outcome
 import trio
 
 import mcp_proto as m
@@ -33,21 +29,25 @@ from mcp_proto_runtime import (
     Write,
 )
 
-from ._handlers import Changes, Context, Handler, call
+from ._handlers import Changes, Context, Handler, Signal, call
 from ._http import serve_http
+from ._links import FdLink, Link, StreamLink
 
 __all__ = ["Server"]
 
-_CHUNK = 65536
-_PENDING_LIMIT = 1 << 18  # bytes queued for stdout before senders wait
-_IDLE_WORKERS = 8  # handler tasks kept parked for the next requests
+_IDLE_WORKERS = 8  # handler tasks kept waiting for the next requests
 
 
 class Server(AsyncServerSettings[Handler]):
     """Handlers ``async fn(ctx, params) -> result``, and the settings of
     :class:`mcp_proto_runtime.ServerSettings`; serves any number of streams.
 
-    ``max_concurrency`` bounds the handlers running at once on one stream.
+    ``max_concurrency`` bounds the handlers running at once on one stream.  A write
+    to a client that stops reading gives up after ``client_timeout`` seconds and
+    ends the stream.  ``io``: ``"streams"`` (the default) serves stdio and HTTP on
+    trio's streams (``FdStream``, ``SocketStream``); ``"raw"`` reads and writes the
+    descriptors and sockets directly, waiting for readiness only when they are not
+    ready, which costs about half the CPU per request (``docs/adapters.md``).
     """
 
     def __init__(
@@ -55,32 +55,50 @@ class Server(AsyncServerSettings[Handler]):
         handlers: Handlers[Handler] | Mapping[str, Handler] | None = None,
         *,
         max_concurrency: int = 64,
+        io: Literal["streams", "raw"] = "streams",
         **options: Any,
     ) -> None:
         super().__init__(handlers, **options)
+        if io not in ("streams", "raw"):
+            raise ValueError(f"io must be 'streams' or 'raw', not {io!r}")
         self.max_concurrency = max_concurrency
+        self.io = io
 
     async def serve_stdio(self) -> None:
         """Serve the process's stdin and stdout until stdin ends (STDIO-15).
 
-        ``sys.stdout`` points at stderr while serving, so a stray ``print``
-        cannot corrupt the stream (STDIO-06).
+        Both are read and written on duplicates of their descriptors, in
+        non-blocking mode while serving (their mode is restored at the end): through
+        ``trio.lowlevel.FdStream``, or directly with ``io="raw"``.  ``sys.stdout``
+        points at stderr while serving, so a stray ``print`` cannot corrupt the
+        stream (STDIO-06).
         """
-        link = _FdLink(os.dup(sys.stdin.fileno()), os.dup(sys.stdout.fileno()))
+        rfd, wfd = os.dup(sys.stdin.fileno()), os.dup(sys.stdout.fileno())
+        link: FdLink | StreamLink
+        if self.io == "raw":
+            link = FdLink(rfd, wfd, self.client_timeout)
+        else:
+            streams = trio.lowlevel.FdStream(wfd), trio.lowlevel.FdStream(rfd)
+            link = StreamLink(trio.StapledStream(*streams), self.client_timeout)
         real_stdout, sys.stdout = sys.stdout, sys.stderr
         try:
             await self._serve(link)
         finally:
             sys.stdout = real_stdout
-            link.close()
+            if isinstance(link, FdLink):
+                link.close()
+            else:
+                for stream in streams:
+                    stream.close()
 
-    async def serve(
-        self, stream: trio.abc.HalfCloseableStream | trio.StapledStream[Any, Any]
-    ) -> None:
-        """Serve one byte stream until its input ends; in-flight handlers are cancelled."""
-        await self._serve(_StreamLink(stream))
+    async def serve(self, stream: trio.abc.Stream | trio.StapledStream[Any, Any]) -> None:
+        """Serve one byte stream until its input ends; in-flight handlers are cancelled.
 
-    async def _serve(self, link: _StreamLink | _FdLink) -> None:
+        The stream is not closed: it is the caller's.
+        """
+        await self._serve(StreamLink(stream, self.client_timeout))
+
+    async def _serve(self, link: Link) -> None:
         session = _Session(self, link)
         self._sessions.add(session)
         try:
@@ -105,162 +123,32 @@ class Server(AsyncServerSettings[Handler]):
         await serve_http(self, host, port, task_status=task_status, http_options=http_options)
 
     async def _checkpoint(self) -> None:
-        await trio.lowlevel.checkpoint()
-
-
-class _StreamLink:
-    """Any trio stream: ``receive_some``, and ``send_all`` under a lock.
-
-    A trio stream takes one sender at a time; the send is shielded, so a
-    cancellation waits for the whole message (the stream is shared by every
-    request).  An uncontended lock is taken without a checkpoint.
-    """
-
-    def __init__(self, stream: Any) -> None:
-        self.stream = stream
-        self.lock = trio.Lock()  # one send_all at a time on a trio stream
-
-    async def receive(self) -> bytes:
-        return await self.stream.receive_some(_CHUNK)  # type: ignore[no-any-return]
-
-    async def send(self, data: bytes, *, checkpoint: bool) -> None:
-        lock = self.lock
-        try:
-            lock.acquire_nowait()
-        except trio.WouldBlock:
-            await lock.acquire()
-        try:
-            with trio.CancelScope(shield=True):
-                await self.stream.send_all(data)  # always a checkpoint
-        finally:
-            lock.release()
-
-
-class _FdLink:
-    """Two file descriptors (stdin, stdout) in non-blocking mode, read and written directly.
-
-    A read or write that can proceed now costs no trip through the scheduler: a task
-    waits (``wait_readable``, ``wait_writable``) only when the pipe is empty or full.
-    Writes need no lock: a message that fits is written whole at once; one that does
-    not goes to :attr:`pending`, and the task that wrote it keeps flushing
-    (:attr:`writing`), cancellation shielded, while the others append whole messages
-    behind it, in order.  Past :data:`_PENDING_LIMIT` queued bytes, senders wait for the
-    queue to shrink before they append (backpressure; a sender cancelled while it waits
-    sends nothing).  A write to a closed pipe raises ``trio.BrokenResourceError``, as
-    ``FdStream`` does; :meth:`close` restores the descriptors' blocking mode.
-    """
-
-    def __init__(self, rfd: int, wfd: int) -> None:
-        self.rfd, self.wfd = rfd, wfd
-        self.blocking = os.get_blocking(rfd), os.get_blocking(wfd)
-        os.set_blocking(rfd, False)
-        os.set_blocking(wfd, False)
-        self.pending = bytearray()
-        self.writing = False
-        # a pipe read short was emptied: the next read waits first, sparing a read that
-        # would only say "nothing yet" (a regular file cannot be waited for: never)
-        mode = os.fstat(rfd).st_mode
-        self.pollable = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
-        self.emptied = False
-        self.drained = trio.lowlevel.ParkingLot()
-
-    def close(self) -> None:
-        for fd, blocking in ((self.wfd, self.blocking[1]), (self.rfd, self.blocking[0])):
-            trio.lowlevel.notify_closing(fd)
-            with contextlib.suppress(OSError):  # EBADF: the peer's end is already closed
-                os.set_blocking(fd, blocking)
-            os.close(fd)
-
-    async def receive(self) -> bytes:
-        """Up to :data:`_CHUNK` bytes, ``b""`` at the end; a checkpoint either way."""
-        waited = False
-        if self.emptied:  # the last read emptied the pipe: a read now would find nothing
-            await trio.lowlevel.wait_readable(self.rfd)
-            waited = True
-        while True:
-            try:
-                data = os.read(self.rfd, _CHUNK)
-            except BlockingIOError:
-                await trio.lowlevel.wait_readable(self.rfd)
-                waited = True
-                continue
-            except OSError as e:
-                raise _broken(e) from e
-            self.emptied = self.pollable and 0 < len(data) < _CHUNK
-            if not waited:  # the others still get a turn between two reads
-                await trio.lowlevel.checkpoint()
-            return data
-
-    async def send(self, data: bytes, *, checkpoint: bool) -> None:
-        """Write ``data`` whole, or queue it whole behind the task that is writing.
-
-        ``checkpoint``: yield to the scheduler at least once (a handler's progress or
-        log must not starve the others); without it, a write that fits yields nothing.
-        """
-        while self.writing:
-            if len(self.pending) < _PENDING_LIMIT:
-                self.pending += data  # the writer flushes it
-                if checkpoint:
-                    await trio.lowlevel.checkpoint()
-                return
-            await self.drained.park()
-        try:
-            sent = os.write(self.wfd, data)
-        except BlockingIOError:
-            sent = 0
-        except OSError as e:
-            raise _broken(e) from e
-        if sent == len(data):
-            if checkpoint:
-                await trio.lowlevel.checkpoint()
-            return
-        self.pending += memoryview(data)[sent:]
-        self.writing = True
-        try:
-            with trio.CancelScope(shield=True):  # a message is never cut short
-                await self._flush()
-        finally:
-            self.writing = False
-            self.pending.clear()  # empty unless the pipe broke
-            self.drained.unpark_all()
-
-    async def _flush(self) -> None:
-        while self.pending:
-            await trio.lowlevel.wait_writable(self.wfd)
-            try:
-                sent = os.write(self.wfd, self.pending)
-            except BlockingIOError:
-                continue
-            except OSError as e:
-                raise _broken(e) from e
-            del self.pending[:sent]
-            self.drained.unpark_all()
-
-
-def _broken(e: OSError) -> trio.BrokenResourceError | trio.ClosedResourceError:
-    if e.errno == errno.EBADF:
-        return trio.ClosedResourceError("file was already closed")
-    return trio.BrokenResourceError(str(e))
+        await trio.sleep(0)
 
 
 class _Session:
     """One stream: the I/O of its :class:`~mcp_proto_runtime.ServerSession`.
 
-    The reader task carries out the session's actions; each handler runs on a worker
-    task, which carries out what its end asks (its answer, the next queued request).
+    The reader task carries out the session's actions; each handler runs on a
+    worker task, which then carries out what its end asks (its answer, the next
+    queued request).  A request goes to a worker waiting on :attr:`inbox`, or to a
+    new one; at most :data:`_IDLE_WORKERS` wait.  Writes are whole messages, never
+    cut short, each bounded by ``client_timeout`` (:mod:`._links`).
     """
 
-    def __init__(self, server: Server, link: _StreamLink | _FdLink) -> None:
+    def __init__(self, server: Server, link: Link) -> None:
         self.server = server
         self.session: ServerSession[Handler, Context] = ServerSession(
             server, self._context, max_concurrency=server.max_concurrency
         )
         self.conn = self.session.conn
         self.link = link
-        self.resumed = trio.lowlevel.ParkingLot()  # the reader, paused
-        self.ended = trio.lowlevel.ParkingLot()  # the reader, waiting out the shutdown grace
-        self.idle: list[trio.lowlevel.Task] = []  # workers parked for the next request
+        self.resumed = Signal()  # the reader, paused
+        self.ended = Signal()  # the reader, waiting out the shutdown grace
         self.changes = Changes(server, "a stdio stream")
+        self.nursery: trio.Nursery | None = None
+        # unbuffered: a request is handed to a waiting worker, or starts a new one
+        self.handoff, self.inbox = trio.open_memory_channel[RunHandler[Handler, Context]](0)
 
     def _context(self, core: RequestContext) -> Context:
         return Context(core, self)
@@ -271,7 +159,7 @@ class _Session:
         if data:
             await self.link.send(data, checkpoint=True)
         else:
-            await trio.lowlevel.checkpoint()
+            await trio.sleep(0)
 
     async def _write(self, data: bytes) -> bool:
         """Write ``data`` from a task that ends or reads next; false if the client is gone."""
@@ -283,9 +171,12 @@ class _Session:
         return True
 
     def _gone(self, reason: str) -> None:
+        """The client is gone (or stopped reading): every task of the stream ends now,
+        the reader's wait for input included."""
         for cancel in self.session.write_failed(reason):
             cancel.run.context._cancel()
-        self.resumed.unpark_all()
+        assert self.nursery is not None
+        self.nursery.cancel_scope.cancel()
 
     async def _write_changes(self) -> None:
         try:
@@ -296,63 +187,59 @@ class _Session:
     async def run(self) -> None:
         session = self.session
         async with trio.open_nursery() as nursery:
+            self.nursery = nursery
             nursery.start_soon(self._write_changes)
             while True:
                 action = session.next_action()
                 if action is m.NEED_DATA:
                     session.receive_data(await self.link.receive())
                 elif isinstance(action, RunHandler):
-                    if self.idle:  # waking a parked worker costs less than starting a task
-                        trio.lowlevel.reschedule(self.idle.pop(), outcome.Value(action))
-                    else:
-                        nursery.start_soon(self._worker, action)
+                    self._start(action)
                 elif isinstance(action, Write):
                     await self._write(action.data)
                 elif isinstance(action, CancelHandler):
                     action.run.context._cancel()
                 elif action is m.PAUSED:  # backpressure: read no more until a request ends
-                    await self.resumed.park()
+                    await self.resumed.wait()
                 elif isinstance(action, Stop):
                     with trio.move_on_after(action.grace):
                         while not session.idle:  # let what was received finish
-                            await self.ended.park()
+                            await self.ended.wait()
+                        await self.link.drain()  # and their answers are written
                     session.stop_now()  # the nursery's cancellation reaches them all
                     break
             nursery.cancel_scope.cancel()
 
-    async def _worker(self, run: RunHandler[Handler, Context] | None) -> None:
-        """Runs ``run``'s handler, then, parked in between, those of the requests handed to it.
+    def _start(self, run: RunHandler[Handler, Context]) -> None:
+        try:
+            self.handoff.send_nowait(run)
+        except trio.WouldBlock:  # no worker waits
+            assert self.nursery is not None
+            self.nursery.start_soon(self._worker, run)
+
+    async def _worker(self, run: RunHandler[Handler, Context]) -> None:
+        """Runs ``run``'s handler, then those of the requests handed to it, one at a time.
 
         One cancel scope serves the worker's requests one after the other, each
         request's ``ctx.scope`` while it runs (entering a scope per request cost
-        about a third of a call): a cancellation cancels that scope, and the worker
-        goes on in a new one.  At most :data:`_IDLE_WORKERS` stay parked; a parked
-        worker is cancelled with the session.
+        about 10 us of the 40 a call costs): a cancellation cancels that scope, and
+        the worker goes on in a new one.  A waiting worker ends with the session.
         """
-        me = trio.lowlevel.current_task()
-        while True:
+        following: RunHandler[Handler, Context] | None = run
+        while following is not None:
             with trio.CancelScope() as scope:
-                while True:
-                    if run is None:
-                        if len(self.idle) >= _IDLE_WORKERS:
+                while following is not None:
+                    current = following
+                    value, error = await call(current, scope)
+                    following = await self._carry_out(
+                        self.session.handler_done(current, value, error)
+                    )
+                    if following is None:
+                        if self.inbox.statistics().tasks_waiting_receive >= _IDLE_WORKERS:
                             return
-                        self.idle.append(me)
-                        run = await trio.lowlevel.wait_task_rescheduled(partial(self._unpark, me))
-                    current, run = run, None
-                    run = await self._run(current, scope)
-            # only the cancellation of ``current``'s scope ends up here
-            run = await self._carry_out(self.session.handler_cancelled(current))
-
-    def _unpark(self, me: trio.lowlevel.Task, _: Any) -> trio.lowlevel.Abort:
-        self.idle.remove(me)  # cancelled while parked: nobody may hand it a request now
-        return trio.lowlevel.Abort.SUCCEEDED
-
-    async def _run(
-        self, run: RunHandler[Handler, Context], scope: trio.CancelScope
-    ) -> RunHandler[Handler, Context] | None:
-        """Run one handler in ``scope``, then what its end asks; the next request to run."""
-        value, error = await call(run, scope)
-        return await self._carry_out(self.session.handler_done(run, value, error))
+                        following = await self.inbox.receive()
+            if scope.cancelled_caught:  # only ``current``'s cancellation ends up here
+                following = await self._carry_out(self.session.handler_cancelled(current))
 
     async def _carry_out(
         self, actions: list[Write | RunHandler[Handler, Context] | ResumeReading]
@@ -365,7 +252,6 @@ class _Session:
             elif isinstance(action, RunHandler):
                 following = action
             else:
-                self.resumed.unpark_all()
-        if self.ended:
-            self.ended.unpark_all()
+                self.resumed.wake()
+        self.ended.wake()
         return following

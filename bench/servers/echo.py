@@ -1,6 +1,6 @@
 """One ``get_weather`` tool over stdio or HTTP, on one of our adapters or on the official SDK.
 
-    python bench/servers/echo.py sync|asyncio|trio|sdk [--http PORT]
+    python bench/servers/echo.py sync|asyncio|trio|trio-raw|sdk [--http PORT]
     python bench/servers/echo.py inline-floor|trio-floor
 
 The two floors are not servers anyone should run: stdio loops on the core with nothing
@@ -60,7 +60,10 @@ def ours(adapter: str, http: int | None = None) -> None:
 
         import mcp_proto_trio
 
-        server_t = mcp_proto_trio.Server({"tools/call": call}, capabilities=caps, server_info=info)
+        io: Any = "raw" if adapter == "trio-raw" else "streams"
+        server_t = mcp_proto_trio.Server(
+            {"tools/call": call}, capabilities=caps, server_info=info, io=io
+        )
         if http is not None:
             trio.run(server_t.serve_http, "127.0.0.1", http)
         else:
