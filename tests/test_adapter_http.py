@@ -142,6 +142,8 @@ def running(
         bound.append(at)
         up.set()
 
+    if adapter == "trio-raw":  # the trio server on its direct socket I/O
+        adapter, options = "trio", {"io": "raw", **options}
     start = {"sync": start_sync, "asyncio": start_asyncio, "trio": start_trio}[adapter]
     stop = start(ready, http_options, **options)
     try:
@@ -151,7 +153,7 @@ def running(
         stop()
 
 
-@pytest.fixture(params=["sync", "asyncio", "trio"])
+@pytest.fixture(params=["sync", "asyncio", "trio", "trio-raw"])
 def address(request: pytest.FixtureRequest) -> Iterator[tuple[str, int]]:
     with running(request.param) as at:
         yield at

@@ -41,7 +41,7 @@ import mcp_proto_trio
 from mcp_proto import types as t
 from mcp_proto_runtime import FANOUT_QUEUE, Offer, Outbox, listen_end
 
-ADAPTERS = ["sync", "asyncio", "trio"]
+ADAPTERS = ["sync", "asyncio", "trio", "trio-raw"]  # trio-raw: Server(io="raw")
 VERSION = "2026-07-28"
 META = {
     "io.modelcontextprotocol/protocolVersion": VERSION,
@@ -135,8 +135,10 @@ def make_server(adapter: str, **options: Any) -> Any:
     options = {"capabilities": CAPS, "keepalive_interval": 60, **options}
     if adapter == "sync":
         return mcp_proto_sync.Server({"tools/call": flood_blocking}, **options)
-    kind = mcp_proto_asyncio.Server if adapter == "asyncio" else mcp_proto_trio.Server
-    return kind({"tools/call": flood}, **options)
+    if adapter == "asyncio":
+        return mcp_proto_asyncio.Server({"tools/call": flood}, **options)
+    io = "raw" if adapter == "trio-raw" else "streams"
+    return mcp_proto_trio.Server({"tools/call": flood}, io=io, **options)
 
 
 @contextlib.contextmanager

@@ -32,7 +32,7 @@ from tests.test_adapter_http import META, running
 
 pytestmark = pytest.mark.attack
 
-ADAPTERS = ["sync", "asyncio", "trio"]
+ADAPTERS = ["sync", "asyncio", "trio", "trio-raw"]
 #: seconds an honest call may take during an attack: very generous, it takes milliseconds
 HONEST_BOUND = 4.0
 LISTEN = {"notifications": {"toolsListChanged": True}}

@@ -23,7 +23,7 @@ from mcp_proto_runtime import (
     ServerSettings,
 )
 
-__all__ = ["Changes", "Context", "Handler", "Signal", "call"]
+__all__ = ["Changes", "Context", "Handler", "Signal", "call", "send_whole"]
 
 Handler = Callable[["Context", Any], Awaitable[Any]]
 _SPENT = trio.CancelScope()  # a finished request's scope: cancelling it reaches nothing
@@ -101,3 +101,23 @@ async def call(
         return None, e
     finally:
         ctx.scope = _SPENT
+
+
+async def send_whole(stream: Any, lock: trio.Lock, data: bytes, timeout: float) -> bool:
+    """``stream.send_all(data)`` under ``lock``, shielded, within ``timeout`` seconds.
+
+    The message is never cut short by a cancellation (the stream is shared: its
+    next message would follow half of this one), and never waits for a client
+    that stopped reading for longer than ``timeout``.  False if that time ran out
+    (the stream then holds part of ``data``: the caller ends it).
+    """
+    try:
+        lock.acquire_nowait()  # uncontended: no trip through the scheduler
+    except trio.WouldBlock:
+        await lock.acquire()
+    try:
+        with trio.CancelScope(shield=True, deadline=trio.current_time() + timeout) as scope:
+            await stream.send_all(data)
+    finally:
+        lock.release()
+    return not scope.cancelled_caught

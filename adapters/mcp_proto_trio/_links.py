@@ -26,7 +26,7 @@ import trio
 
 from mcp_proto_runtime import server_log
 
-from ._handlers import Signal
+from ._handlers import Signal, send_whole
 
 __all__ = ["FdLink", "Link", "StreamLink"]
 
@@ -69,25 +69,16 @@ class StreamLink:
         return data if isinstance(data, bytes) else bytes(data)
 
     async def send(self, data: bytes, *, checkpoint: bool = True) -> None:
-        lock = self.lock
+        if self.broken is not None:
+            raise self.broken
         try:
-            lock.acquire_nowait()  # uncontended: no trip through the scheduler
-        except trio.WouldBlock:
-            await lock.acquire()
-        try:
-            if self.broken is not None:
-                raise self.broken
-            deadline = trio.current_time() + self.timeout
-            with trio.CancelScope(shield=True, deadline=deadline) as scope:
-                await self.stream.send_all(data)
-            if scope.cancelled_caught:
-                self.broken = _timed_out(self.timeout)
-                raise self.broken
+            whole = await send_whole(self.stream, self.lock, data, self.timeout)
         except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
-            self.broken = self.broken or e
+            self.broken = e
             raise
-        finally:
-            lock.release()
+        if not whole:
+            self.broken = _timed_out(self.timeout)
+            raise self.broken
 
     async def drain(self) -> None:
         async with self.lock:
