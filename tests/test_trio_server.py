@@ -239,3 +239,60 @@ def test_serve_stdio_gives_up_on_a_full_stdout_after_client_timeout(
     finally:
         for fd in (in_r, in_w, out_r, out_w):
             os.close(fd)
+
+
+# -- the trio client's writes ------------------------------------------------------------
+
+
+def test_client_write_to_a_server_that_never_reads_fails_the_connection() -> None:
+    """A request the server never reads: ``ConnectionError`` after ``timeout`` seconds,
+    and every later call fails at once (part of a message is out: nothing can follow)."""
+    from mcp_proto_trio import Client
+
+    async def main() -> None:
+        ours, theirs = trio.testing.lockstep_stream_pair()  # a send waits for a reader
+        client = Client(ours, ours, timeout=4.0)
+        async with trio.open_nursery() as nursery:
+            await nursery.start(client.run)
+            started = trio.current_time()
+            with pytest.raises(ConnectionError, match=r"read nothing for 4\.0 s"):
+                await client.call_tool("t", {"text": "x" * 1000})
+            assert trio.current_time() - started == pytest.approx(4.0, abs=0.01)
+            with pytest.raises(ConnectionError):
+                await client.call_tool("t")
+        del theirs
+
+    virtual(main)
+
+
+def test_client_call_cancelled_mid_write_still_writes_the_whole_message() -> None:
+    """The stream is shared: a request cut in half would corrupt every message after it."""
+    from mcp_proto_trio import Client
+
+    async def main() -> None:
+        ours, theirs = trio.testing.lockstep_stream_pair()
+        client = Client(ours, ours, timeout=30.0)
+        reader = Reader(theirs)
+        got: list[dict[str, Any]] = []
+
+        async def read(count: int) -> None:
+            await trio.sleep(2)  # the call is cancelled (at 1 s) while its write waits
+            got.extend(await reader.messages(count))
+
+        async with trio.open_nursery() as nursery:
+            await nursery.start(client.run)
+            with trio.CancelScope() as scope:
+                scope.deadline = trio.current_time() + 1.0
+                nursery.start_soon(read, 2)
+                await client.call_tool("t", {"text": "x" * 100_000})
+            assert scope.cancelled_caught
+            with trio.fail_after(5):
+                while len(got) < 2:
+                    await trio.sleep(0.1)
+            nursery.cancel_scope.cancel()
+        request, cancel = got  # whole, then the cancellation of its id
+        assert request["params"]["arguments"]["text"] == "x" * 100_000
+        assert cancel["method"] == "notifications/cancelled"
+        assert cancel["params"]["requestId"] == request["id"]
+
+    virtual(main)

@@ -15,6 +15,7 @@ import math
 import subprocess
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
+from functools import partial
 from typing import IO, Any
 
 import trio
@@ -27,11 +28,13 @@ from mcp_proto_runtime import (
     owner_of,
 )
 
+from ._handlers import send_whole
 from ._http_client import HTTPClientSession, time_limit
 
 __all__ = ["Client", "Subscription"]
 
 _CHUNK = 65536
+_CLOSE_BOUND = 10.0  # seconds the shielded close on leaving ``stdio`` may take at most
 _Channel = tuple[trio.MemorySendChannel[Any], trio.MemoryReceiveChannel[Any]]
 
 
@@ -39,7 +42,10 @@ class Client(StreamCalls[_Channel]):
     """An MCP client over a trio stream pair; :meth:`stdio` spawns the server.
 
     Same contract as the blocking client (``mcp_proto_sync.Client``), plus
-    concurrency: any number of calls and listens may be in flight at once.
+    concurrency: any number of calls and listens may be in flight at once.  Each
+    message is written whole even if its call is cancelled meanwhile (the stream is
+    shared), within ``timeout`` seconds (60 if ``timeout`` is None): a server that
+    reads nothing for that long fails the connection with ``ConnectionError``.
     """
 
     def __init__(
@@ -62,6 +68,7 @@ class Client(StreamCalls[_Channel]):
         self._send_lock = trio.Lock()
         self._waiters: dict[t.RequestId, _Channel] = {}
         self._failure: BaseException | None = None
+        self._lost: BaseException | None = None  # a write gave up: why the connection failed
         self._reader_scope = trio.CancelScope()
 
     @classmethod
@@ -77,31 +84,40 @@ class Client(StreamCalls[_Channel]):
     ) -> AsyncIterator[Client]:
         """Start ``command``; yield a client on its stdin and stdout; close it on exit.
 
-        If the client cannot be made (a bad option), the process is killed at once.
+        The process runs under ``trio.run_process`` in the nursery this opens: if the
+        body is cancelled, so is the process (terminated, then killed).  The close on
+        exit (:meth:`aclose`) is shielded, and bounded.  If the client cannot be made
+        (a bad option), the process is killed at once.
         """
-        process = await trio.lowlevel.open_process(
+        start = partial(
+            trio.run_process,
             list(command),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=stderr,
             env=dict(env) if env is not None else None,
             cwd=cwd,
+            check=False,
         )
-        assert process.stdin is not None and process.stdout is not None
-        try:
-            client = cls(process.stdout, process.stdin, process=process, **options)
-        except BaseException:
-            process.kill()
-            with trio.CancelScope(shield=True):
-                await process.wait()
-            raise
+        refused: Exception | None = None
         async with trio.open_nursery() as nursery:
-            await nursery.start(client.run)
+            process: trio.Process = await nursery.start(start)
+            assert process.stdin is not None and process.stdout is not None
             try:
-                yield client
-            finally:
-                with trio.CancelScope(shield=True):
-                    await client.aclose()
+                client = cls(process.stdout, process.stdin, process=process, **options)
+            except Exception as e:  # raised below, as itself rather than in a group
+                process.kill()
+                refused = e
+            else:
+                await nursery.start(client.run)
+                try:
+                    yield client
+                finally:
+                    deadline = trio.current_time() + _CLOSE_BOUND
+                    with trio.CancelScope(shield=True, deadline=deadline):
+                        await client.aclose()
+        if refused is not None:
+            raise refused
 
     @staticmethod
     def http(url: str, **options: Any) -> HTTPClientSession:
@@ -151,17 +167,24 @@ class Client(StreamCalls[_Channel]):
             ) as e:
                 failure = e
             finally:
-                self._failure = failure
+                self._failure = failure = self._lost or failure
                 for send, _ in self._waiters.values():
                     send.send_nowait(failure)
 
     async def _write(self, data: bytes) -> None:
-        if data:
-            try:
-                async with self._send_lock:
-                    await self._send.send_all(data)
-            except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
-                raise ConnectionError("the server's input is closed") from e
+        if not data:
+            return
+        if self._lost is not None:
+            raise ConnectionError("the connection was lost") from self._lost
+        bound = 60.0 if self.timeout is None else self.timeout
+        try:
+            whole = await send_whole(self._send, self._send_lock, data, bound)
+        except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
+            raise ConnectionError("the server's input is closed") from e
+        if not whole:  # part of a message is out: nothing more can follow it
+            self._lost = ConnectionError(f"the server read nothing for {bound} s")
+            self._reader_scope.cancel()  # every call waiting fails with it
+            raise self._lost
 
     def _time_limit(self, limit: float | None) -> AbstractAsyncContextManager[None]:
         return time_limit(limit)
