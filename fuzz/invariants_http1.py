@@ -97,7 +97,7 @@ def wire_events(chunks: list[bytes], reader: ModuleType = _http1, **bounds: int)
     events: list[Any] = []
     for chunk in [*chunks, b""]:
         wire.receive_data(chunk)
-        while (event := wire.next_event()) is not None:
+        while (event := wire.next_event()) is not _http1.NEED_DATA:
             if event is paused:
                 wire.respond(_NOT_FOUND, _ANSWER)
                 wire.end()

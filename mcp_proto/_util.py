@@ -5,7 +5,7 @@ Any layer may import this module; it must stay free of protocol knowledge.
 
 from __future__ import annotations
 
-__all__ = ["PAUSED", "Sentinel"]
+__all__ = ["NEED_DATA", "PAUSED", "Sentinel"]
 
 
 class Sentinel(type):
@@ -17,6 +17,10 @@ class Sentinel(type):
 
     def __repr__(cls) -> str:
         return cls.__name__
+
+
+class NEED_DATA(metaclass=Sentinel):  # noqa: N801
+    """Returned by ``next_event`` when no complete event is buffered yet."""
 
 
 class PAUSED(metaclass=Sentinel):

@@ -160,7 +160,14 @@ PINNED = {
         "ListenBudget",
         "client_key",
     ),
-    "mcp_proto.http.wire": ("END", "PAUSED", "RequestHead", "ServerWire", "WireError"),
+    "mcp_proto.http.wire": (
+        "END",
+        "NEED_DATA",
+        "PAUSED",
+        "RequestHead",
+        "ServerWire",
+        "WireError",
+    ),
     "mcp_proto.icons": (
         "DEFAULT_ICON_POLICY",
         "FORBIDDEN_FETCH_HEADERS",

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcp_proto import LocalProtocolError
-from mcp_proto.http.wire import END, PAUSED, RequestHead, ServerWire, WireError
+from mcp_proto.http.wire import END, NEED_DATA, PAUSED, RequestHead, ServerWire, WireError
 
 TCHAR = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+-.^_`|~"
 TOKEN = st.text(TCHAR, min_size=1, max_size=12)
@@ -99,7 +99,7 @@ def read_with_wire(chunks: list[bytes]) -> tuple[list[dict[str, Any]], list[Any]
         wire.receive_data(chunk)
         while True:
             event = wire.next_event()
-            if event is None:
+            if event is NEED_DATA:
                 break
             if isinstance(event, RequestHead):
                 assert event.http_version == "1.1"
@@ -159,7 +159,7 @@ def one_error(data: bytes, **options: Any) -> Any:
     wire.receive_data(data)
     while True:
         event = wire.next_event()
-        if event is None or isinstance(event, WireError):
+        if event is NEED_DATA or isinstance(event, WireError):
             return event
         if event is PAUSED:
             return event
@@ -252,7 +252,7 @@ def test_chunked_framing_is_exactly_rfc_9112_7_1_or_400_and_closed(body: bytes) 
         events: list[Any] = []
         for piece in pieces:
             wire.receive_data(piece)
-            while (event := wire.next_event()) is not None:
+            while (event := wire.next_event()) is not NEED_DATA:
                 events.append(event)
                 if isinstance(event, WireError):
                     break
@@ -261,7 +261,7 @@ def test_chunked_framing_is_exactly_rfc_9112_7_1_or_400_and_closed(body: bytes) 
         assert isinstance(events[-1], WireError) and events[-1].status == 400, events[-1]
         assert sum(isinstance(e, RequestHead) for e in events) == 1  # never /smuggled
         wire.receive_data(SMUGGLED)
-        assert wire.next_event() is None  # the connection reads nothing more
+        assert wire.next_event() is NEED_DATA  # the connection reads nothing more
         wire.respond(400, [("connection", "close"), ("content-length", "0")])
         wire.end()
         assert wire.must_close
@@ -323,7 +323,7 @@ def test_after_an_error_nothing_more_is_read_and_the_connection_closes() -> None
     wire = ServerWire()
     wire.receive_data(b"POST /mcp HTTP/9.9\r\n\r\nPOST /mcp HTTP/1.1\r\nHost: x\r\n\r\n")
     assert isinstance(wire.next_event(), WireError)
-    assert wire.next_event() is None and wire.can_respond
+    assert wire.next_event() is NEED_DATA and wire.can_respond
     head = wire.respond(505, [("connection", "close"), ("content-length", "0")])
     assert head.startswith(b"HTTP/1.1 505 HTTP Version Not Supported\r\n")
     assert wire.end() == b"" and wire.must_close
@@ -340,7 +340,7 @@ def test_end_of_input_inside_a_head_or_a_body_is_an_error_between_requests_is_no
     wire = ServerWire()
     wire.receive_data(b"\r\n")
     wire.receive_data(b"")
-    assert wire.next_event() is None and wire.eof
+    assert wire.next_event() is NEED_DATA and wire.eof
 
 
 def test_a_pipelined_request_waits_for_the_response() -> None:

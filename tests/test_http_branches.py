@@ -35,7 +35,7 @@ from mcp_proto.http import (
     sse_message,
     tool_header_problem,
 )
-from mcp_proto.http.wire import ServerWire, WireError
+from mcp_proto.http.wire import NEED_DATA, ServerWire, WireError
 
 from ._http_helpers import SQL_TOOL, body, headers, make_server, parts_of, post, reply_of
 
@@ -383,11 +383,11 @@ def test_wire_trailer_bound_counts_every_trailer_line() -> None:
         + b"a: %s\r\nb: %s\r\n" % (b"1" * 40, b"2" * 40)
     )
     events = [wire.next_event() for _ in range(3)]
-    assert events[1:] == [b"x", None]  # two lines of 45 bytes: within 100
+    assert events[1:] == [b"x", NEED_DATA]  # two lines of 45 bytes: within 100
     wire.receive_data(b"c: " + b"3" * 40 + b"\r\n")  # a third passes it
     error = wire.next_event()
     assert isinstance(error, WireError) and error.status == 431
-    assert wire.next_event() is None
+    assert wire.next_event() is NEED_DATA
 
 
 # -- _sse ------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from attrs import frozen
 
 from .. import types as t
 from .._errors import INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND
-from .._util import PAUSED, Sentinel
+from .._util import NEED_DATA, PAUSED
 
 __all__ = [
     "NEED_DATA",
@@ -37,10 +37,6 @@ __all__ = [
     "SubscriptionEnded",
     "VersionNotSupported",
 ]
-
-
-class NEED_DATA(metaclass=Sentinel):  # noqa: N801
-    """Returned by ``next_event`` when no complete event is buffered yet."""
 
 
 @frozen(kw_only=True)

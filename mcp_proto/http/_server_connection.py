@@ -124,7 +124,7 @@ class HTTPServerConnection:
                     self.exchange = ex = None
                     self._settle()  # (already given back if this connection sent the end)
             w = wire.next_event()
-            if w is None or w is PAUSED:
+            if w is NEED_DATA or w is PAUSED:
                 if self._broken or (wire.eof and (ex is None or ex.done)):
                     return ConnectionClosed()
                 return NEED_DATA

@@ -38,10 +38,10 @@ from typing import TypeAlias
 from attrs import frozen
 
 from .._errors import LocalProtocolError
-from .._util import PAUSED, Sentinel
+from .._util import NEED_DATA, PAUSED, Sentinel
 from ._headers import Headers
 
-__all__ = ["END", "PAUSED", "RequestHead", "ServerWire", "WireError"]
+__all__ = ["END", "NEED_DATA", "PAUSED", "RequestHead", "ServerWire", "WireError"]
 
 Field: TypeAlias = tuple[str, str]
 
@@ -119,9 +119,9 @@ class ServerWire:
 
     :meth:`next_event` gives a :class:`RequestHead`, then body pieces
     (``bytes``), then :data:`END`; then :data:`PAUSED` until the response is
-    complete, when the next request is read.  It gives ``None`` when it needs
-    more bytes, :class:`WireError` once for a request it cannot read, and
-    ``None`` forever after the end of input.  :meth:`respond`, :meth:`body` and
+    complete, when the next request is read.  It gives :data:`NEED_DATA` when it
+    needs more bytes, :class:`WireError` once for a request it cannot read, and
+    :data:`NEED_DATA` forever after that or the end of input.  :meth:`respond`, :meth:`body` and
     :meth:`end` give the bytes of the response.
     """
 
@@ -172,7 +172,7 @@ class ServerWire:
 
     # -- reading -------------------------------------------------------------
 
-    def next_event(self) -> RequestHead | bytes | WireError | type[END | PAUSED] | None:
+    def next_event(self) -> RequestHead | bytes | WireError | type[END | PAUSED | NEED_DATA]:
         read = self._read
         if read is _Read.HEAD:
             return self._next_head()
@@ -180,8 +180,8 @@ class ServerWire:
             return self._length_body()
         if read is _Read.DONE:
             return PAUSED
-        if read is _Read.ERROR:
-            return None
+        if read is _Read.ERROR:  # nothing more is read from this connection
+            return NEED_DATA
         return self._chunked_body()
 
     def _fail(self, status: int, reason: str) -> WireError:
@@ -199,7 +199,7 @@ class ServerWire:
     def _next_cycle(self) -> None:
         self._read, self._write, self._head_only = _Read.HEAD, _Write.IDLE, False
 
-    def _next_head(self) -> RequestHead | WireError | None:
+    def _next_head(self) -> RequestHead | WireError | type[NEED_DATA]:
         buf = self._buf
         if buf and buf[0] in b"\r\n":
             return self._empty_lines(buf)
@@ -216,9 +216,9 @@ class ServerWire:
         if self.eof and buf:
             return self._fail(400, "the connection ended inside a request head")
         self._scan = max(0, len(buf) - 2)
-        return None
+        return NEED_DATA
 
-    def _empty_lines(self, buf: bytearray) -> WireError | None:
+    def _empty_lines(self, buf: bytearray) -> WireError | type[NEED_DATA]:
         """CR or LF where a request line should start: ``400`` once anything else follows.
 
         RFC 9112 2.2 lets a server skip empty lines before a request line; h11
@@ -230,7 +230,7 @@ class ServerWire:
         if _NOT_CRLF.search(buf, self._scan) is not None or len(buf) > self.max_head:
             return self._fail(400, "an empty line before the request line")
         self._scan = len(buf)
-        return None
+        return NEED_DATA
 
     def _too_large(self, buf: bytearray) -> WireError:
         """``414`` when the request line alone passes ``max_head`` (RFC 9112 3), else ``431``."""
@@ -304,21 +304,21 @@ class ServerWire:
         self._read = _Read.LENGTH
         return None
 
-    def _length_body(self) -> bytes | type[END] | WireError | None:
+    def _length_body(self) -> bytes | type[END] | WireError | type[NEED_DATA]:
         if self._left == 0:
             return self._body_done()
         buf = self._buf
         if not buf:
             if self.eof:
                 return self._fail(400, "the connection ended inside a request body")
-            return None
+            return NEED_DATA
         take = min(self._left, len(buf))
         piece = bytes(buf[:take])
         del buf[:take]
         self._left -= take
         return piece
 
-    def _chunked_body(self) -> bytes | type[END] | WireError | None:
+    def _chunked_body(self) -> bytes | type[END] | WireError | type[NEED_DATA]:
         """RFC 9112 7.1 exactly: every line of the chunked framing ends with CRLF."""
         buf = self._buf
         while True:
@@ -372,7 +372,7 @@ class ServerWire:
                     return self._fail(431, "the trailer section is too large")
         if self.eof:
             return self._fail(400, "the connection ended inside a request body")
-        return None
+        return NEED_DATA
 
     # -- writing -------------------------------------------------------------
 
