@@ -455,6 +455,7 @@ PINNED = {
         "AsyncHTTPSession",
         "AsyncHandlerContext",
         "AsyncServerSettings",
+        "AsyncStream",
         "Call",
         "CancelHandler",
         "ClientClock",

@@ -34,7 +34,11 @@ __all__ = ["Client", "Subscription"]
 _CHUNK = 65536
 
 
-class Client(StreamCalls[asyncio.Queue[Any]]):
+#: what the reader hands a call: its events, or why the stream was lost
+_Routed = m.ClientEvent | BaseException
+
+
+class Client(StreamCalls[asyncio.Queue[_Routed]]):
     """An MCP client over an asyncio stream pair; :meth:`stdio` spawns the server.
 
     Same contract as the blocking client (``mcp_proto_sync.Client``), plus
@@ -58,7 +62,7 @@ class Client(StreamCalls[asyncio.Queue[Any]]):
         self.timeout = timeout
         self._reader = reader
         self._writer = writer
-        self._waiters: dict[t.RequestId, asyncio.Queue[Any]] = {}
+        self._waiters: dict[t.RequestId, asyncio.Queue[_Routed]] = {}
         self._task: asyncio.Task[None] | None = None
         self._group: asyncio.TaskGroup | None = None
         self._failure: BaseException | None = None
@@ -110,14 +114,14 @@ class Client(StreamCalls[asyncio.Queue[Any]]):
 
     # -- the stream's primitives (StreamCalls) ------------------------------
 
-    def _watch(self, id: t.RequestId) -> asyncio.Queue[Any]:
+    def _watch(self, id: t.RequestId) -> asyncio.Queue[_Routed]:
         if self._failure is not None:
             raise ConnectionError("the connection is closed") from self._failure
-        queue: asyncio.Queue[Any] = asyncio.Queue()
+        queue: asyncio.Queue[_Routed] = asyncio.Queue()
         self._waiters[id] = queue
         return queue
 
-    async def _next(self, queue: asyncio.Queue[Any]) -> Any:
+    async def _next(self, queue: asyncio.Queue[_Routed]) -> m.ClientEvent:
         event = await queue.get()
         if isinstance(event, BaseException):
             raise ConnectionError("the connection was lost") from event

@@ -4,7 +4,8 @@ Owns what sits between the sans-I/O core and an event loop, decided once for
 ``mcp_proto_sync``, ``mcp_proto_asyncio`` and ``mcp_proto_trio``:
 
 * ``_server``: the handler table (:class:`Handlers`), a request's context
-  (:class:`RequestContext`, :class:`HandlerContext`, :class:`AsyncHandlerContext`),
+  (:class:`RequestContext`, :class:`HandlerContext`, :class:`AsyncHandlerContext`, and
+  :class:`AsyncStream`, what an async context sends through),
   the answer to what a handler returned or raised (:func:`answer`,
   :func:`default_answer`), :class:`McpError`, the servers' settings
   (:class:`ServerSettings`: budgets, timeouts) and timing policy
@@ -76,6 +77,7 @@ from ._server import (
     SEND_REFUSED,
     AsyncHandlerContext,
     AsyncServerSettings,
+    AsyncStream,
     ClientClock,
     HandlerContext,
     Handlers,
@@ -110,6 +112,7 @@ __all__ = [
     "RequestContext",
     "HandlerContext",
     "AsyncHandlerContext",
+    "AsyncStream",
     "answer",
     "default_answer",
     "acknowledgement",

@@ -10,8 +10,15 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Generic, Protocol, TypeVar
 
-from mcp_proto import Notification, Request, SubscriptionAcknowledged, SubscriptionEnded
+from mcp_proto import (
+    ClientEvent,
+    Notification,
+    Request,
+    SubscriptionAcknowledged,
+    SubscriptionEnded,
+)
 from mcp_proto import types as t
+from mcp_proto.http import ResponseEvent
 
 from ._client import (
     Call,
@@ -76,7 +83,7 @@ class _Listens(Protocol):
     """What a :class:`Subscription` needs of its client (stdio or HTTP)."""
 
     def _listening(self, id: t.RequestId) -> bool: ...
-    async def _next(self, source: Any) -> Any: ...
+    async def _next(self, source: Any) -> ResponseEvent: ...
     async def _end_listen(self, id: t.RequestId) -> None: ...
 
 
@@ -108,8 +115,8 @@ class Subscription:
         if isinstance(event, SubscriptionEnded):
             await self.client._end_listen(self.id)
             raise StopAsyncIteration
-        note: Notification = event  # a listen's source gives notifications, then its end
-        return note
+        assert isinstance(event, Notification), event  # a listen's source: notes, its end
+        return event
 
     async def aclose(self) -> None:
         """Cancel the listen (SUB-11); nothing more arrives for it."""
@@ -146,7 +153,7 @@ class StreamCalls(AsyncCalls, Generic[Source]):
     def _watch(self, id: t.RequestId) -> Source:
         raise NotImplementedError
 
-    async def _next(self, source: Source) -> Any:
+    async def _next(self, source: Source) -> ClientEvent:
         raise NotImplementedError
 
     async def _write(self, data: bytes) -> None:

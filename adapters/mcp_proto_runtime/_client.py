@@ -40,6 +40,7 @@ from mcp_proto.http import (
     Era,
     HTTPClient,
     RequestLost,
+    ResponseEvent,
     ToolRejected,
     UnexpectedResponse,
 )
@@ -159,7 +160,7 @@ class Call:
         self.on_input = on_input
         self.request = build_request(conn, method, params, progress=on_progress is not None)
 
-    def feed(self, event: Any) -> Retry | Done | None:
+    def feed(self, event: ResponseEvent) -> Retry | Done | None:
         """What ``event`` (routed to :attr:`request`) means for the call."""
         if isinstance(event, Notification):
             if self.on_progress is not None and event.method == "notifications/progress":
@@ -173,7 +174,7 @@ class Call:
         return Done(outcome_of(event))
 
 
-def owner_of(event: Any) -> t.RequestId | None:
+def owner_of(event: ResponseEvent) -> t.RequestId | None:
     """The id of the request an event belongs to, for routing it to that call's waiter.
 
     Endings and acknowledgements carry it as ``id``; progress, log messages and
@@ -187,7 +188,7 @@ def owner_of(event: Any) -> t.RequestId | None:
     return None
 
 
-def outcome_of(event: Any) -> Any:
+def outcome_of(event: ResponseEvent) -> Any:
     """The result carried by the event that ended a request, or the exception it means.
 
     ``Result`` and ``SubscriptionEnded`` give their result; an error response
@@ -227,7 +228,7 @@ class ProbeOutcome:
     result: t.DiscoverResult | None = None
 
 
-def probe_outcome(event: Any, ours: Iterable[str]) -> ProbeOutcome:
+def probe_outcome(event: ResponseEvent | None, ours: Iterable[str]) -> ProbeOutcome:
     """Classify the event that ended a probe (``None``: no answer before the timeout)."""
     ours = tuple(ours)
     if isinstance(event, Result) and isinstance(event.result, t.DiscoverResult):
@@ -264,13 +265,13 @@ class Endpoint:
         return cls(host=parts.hostname, port=parts.port or 80, target=target, authority=authority)
 
 
-def legacy_answer(event: Any) -> bool:
+def legacy_answer(event: ResponseEvent | None) -> bool:
     """Whether an HTTP ending is an error status the binding reads as a legacy server's
     (HTTP-42, HTTP-46): to a probe that is the legacy era, to a call an error."""
     return isinstance(event, UnexpectedResponse) and event.era is Era.LEGACY
 
 
-def http_failure(event: Any) -> Exception | None:
+def http_failure(event: ResponseEvent) -> Exception | None:
     """The exception an HTTP-only ending of a request means (``None`` for the others).
 
     A lost request or a closed connection is ``ConnectionError``; ``401``/``403``

@@ -39,6 +39,7 @@ from mcp_proto import (
     PAUSED,
     Cancelled,
     ConnectionClosed,
+    ErrorResponse,
     InvalidMessage,
     Notification,
     RemoteProtocolError,
@@ -132,9 +133,9 @@ Action: TypeAlias = "Write | RunHandler[Any, Any] | CancelHandler[Any, Any] | Re
 
 
 def respond(
-    send: Callable[[Any], bytes],
+    send: Callable[[Result | ErrorResponse], bytes],
     request: Request,
-    value: Any,
+    value: object,
     error: BaseException | None,
     cache_hints: tuple[int, str],
 ) -> bytes:
@@ -266,7 +267,7 @@ class ServerSession(Generic[H, C]):
         return self._stop
 
     def handler_done(
-        self, run: RunHandler[H, C], value: Any = None, error: BaseException | None = None
+        self, run: RunHandler[H, C], value: object = None, error: BaseException | None = None
     ) -> list[Write | RunHandler[H, C] | ResumeReading]:
         """``run``'s handler returned ``value`` or raised ``error``: what to do now, in order.
 
@@ -294,7 +295,9 @@ class ServerSession(Generic[H, C]):
         self._end(run, actions)
         return actions
 
-    def _end(self, run: RunHandler[H, C], actions: list[Any]) -> None:
+    def _end(
+        self, run: RunHandler[H, C], actions: list[Write | RunHandler[H, C] | ResumeReading]
+    ) -> None:
         if self._runs.pop(run.request.id, None) is not run:
             return  # already ended (stop_now dropped it): its slot is not counted twice
         if self._paused:

@@ -15,6 +15,7 @@ from typing import Any
 
 import mcp_proto as m
 from mcp_proto import types as t
+from mcp_proto.http import ResponseEvent
 from mcp_proto_runtime import (
     Call,
     Done,
@@ -47,18 +48,18 @@ class _Calls:
 
     def _await_end(
         self, id: t.RequestId, deadline: float | None, on_progress: ProgressHandler | None
-    ) -> Any:
+    ) -> ResponseEvent | None:
         raise NotImplementedError
 
     def _cancel(self, id: t.RequestId, reason: str) -> None:
         raise NotImplementedError
 
-    def _probe_end(self, id: t.RequestId, deadline: float) -> Any:
+    def _probe_end(self, id: t.RequestId, deadline: float) -> ResponseEvent | None:
         """The event that ends probe ``id``, as ``_await_end``; a transport whose failures
         can say "legacy server" (HTTP) returns those instead of raising."""
         return self._await_end(id, deadline, None)
 
-    def _listen_event(self, id: t.RequestId, deadline: float | None) -> Any:
+    def _listen_event(self, id: t.RequestId, deadline: float | None) -> ResponseEvent | None:
         """The next notification or ``SubscriptionEnded`` of listen ``id``; ``None`` at
         the deadline."""
         raise NotImplementedError

@@ -64,7 +64,7 @@ class Client(_Calls):
         self._selector.register(rfile, selectors.EVENT_READ)
         self._closed = False
         #: what arrived for each open listen while nobody read it
-        self._listens: dict[t.RequestId, deque[Any]] = {}
+        self._listens: dict[t.RequestId, deque[m.ClientEvent]] = {}
 
     @staticmethod
     def http(url: str, **options: Any) -> HTTPClientSession:
@@ -115,7 +115,7 @@ class Client(_Calls):
 
     def _await_end(
         self, id: t.RequestId, deadline: float | None, on_progress: ProgressHandler | None
-    ) -> Any:
+    ) -> m.ClientEvent | None:
         """The event that ends request ``id``, or ``None`` at the deadline."""
         while True:
             event = self._next_for(id, deadline)
@@ -127,7 +127,7 @@ class Client(_Calls):
     def _opened(self, id: t.RequestId) -> None:
         self._listens[id] = deque(maxlen=QUEUED)
 
-    def _listen_event(self, id: t.RequestId, deadline: float | None) -> Any:
+    def _listen_event(self, id: t.RequestId, deadline: float | None) -> m.ClientEvent | None:
         queued = self._listens.get(id)
         if queued:
             return queued.popleft()
@@ -136,7 +136,7 @@ class Client(_Calls):
             return event
         return m.SubscriptionEnded(id=id, graceful=False)  # an error ended it
 
-    def _next_for(self, id: t.RequestId, deadline: float | None) -> Any:
+    def _next_for(self, id: t.RequestId, deadline: float | None) -> m.ClientEvent | None:
         """The next event of request ``id`` (``None`` at the deadline); what arrives for
         open listens meanwhile is kept for them, anything else dropped."""
         while True:
@@ -165,11 +165,11 @@ class Client(_Calls):
             except (BrokenPipeError, ValueError) as e:
                 raise ConnectionError("the server's input is closed") from e
 
-    def _next_event(self, deadline: float | None) -> Any:
+    def _next_event(self, deadline: float | None) -> m.ClientEvent | None:
         """The next event, reading as needed; ``None`` when ``deadline`` passes."""
         while True:
             event = self.conn.next_event()  # raises RemoteProtocolError on lost framing
-            if event is not m.NEED_DATA:
+            if not isinstance(event, type):  # an event, not the NEED_DATA marker class
                 return event
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:

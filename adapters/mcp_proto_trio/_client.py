@@ -35,7 +35,9 @@ __all__ = ["Client", "Subscription"]
 
 _CHUNK = 65536
 _CLOSE_BOUND = 10.0  # seconds the shielded close on leaving ``stdio`` may take at most
-_Channel = tuple[trio.MemorySendChannel[Any], trio.MemoryReceiveChannel[Any]]
+#: what the reader hands a call: its events, or why the stream was lost
+_Routed = m.ClientEvent | BaseException
+_Channel = tuple[trio.MemorySendChannel[_Routed], trio.MemoryReceiveChannel[_Routed]]
 
 
 class Client(StreamCalls[_Channel]):
@@ -136,7 +138,7 @@ class Client(StreamCalls[_Channel]):
         self._waiters[id] = channel
         return channel
 
-    async def _next(self, channel: _Channel) -> Any:
+    async def _next(self, channel: _Channel) -> m.ClientEvent:
         event = await channel[1].receive()
         if isinstance(event, BaseException):
             raise ConnectionError("the connection was lost") from event

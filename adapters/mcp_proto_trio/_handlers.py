@@ -18,6 +18,7 @@ import trio
 from mcp_proto_runtime import (
     AsyncChanges,
     AsyncHandlerContext,
+    AsyncStream,
     RequestContext,
     RunHandler,
     ServerSettings,
@@ -35,7 +36,7 @@ class Context(AsyncHandlerContext):
     (the handler runs in :attr:`scope`).
     """
 
-    def __init__(self, core: RequestContext, session: Any) -> None:
+    def __init__(self, core: RequestContext, session: AsyncStream) -> None:
         super().__init__(core, session)
         self.scope = _SPENT  # until it runs (see call): a cancel now is seen as it starts
 
@@ -103,7 +104,9 @@ async def call(
         ctx.scope = _SPENT
 
 
-async def send_whole(stream: Any, lock: trio.Lock, data: bytes, timeout: float) -> bool:
+async def send_whole(
+    stream: trio.abc.SendStream, lock: trio.Lock, data: bytes, timeout: float
+) -> bool:
     """``stream.send_all(data)`` under ``lock``, shielded, within ``timeout`` seconds.
 
     The message is never cut short by a cancellation (the stream is shared: its

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -51,6 +51,7 @@ from .._errors import (
 )
 from ._base import Commit, StreamConnection
 from ._events import (
+    NEED_DATA,
     ClientEvent,
     ConnectionClosed,
     ErrorResponse,
@@ -127,6 +128,10 @@ class ClientConnection(StreamConnection[ClientEvent]):
         self._requests = RequestTracker(self._gone, GuardConfig(extensions=self.extensions))
 
     # -- helpers for the caller ---------------------------------------------
+
+    if TYPE_CHECKING:  # the same method, typed for this role: a client is never paused
+
+        def next_event(self) -> ClientEvent | type[NEED_DATA]: ...
 
     def next_id(self) -> int:
         """A fresh request id (monotonic, so never reused, MRTR-14, CANCEL-15)."""
