@@ -263,6 +263,13 @@ def test_discover_answered_from_configuration() -> None:
     assert out["result"]["ttlMs"] == 60000 and out["result"]["cacheScope"] == "public"
 
 
+def test_cache_hints_scope_is_private_or_public() -> None:
+    """A scope the schema does not allow is refused when the server is configured, not
+    sent in every ``server/discover`` answer."""
+    with pytest.raises(ValueError, match="cache scope must be 'private' or 'public'"):
+        server(cache_hints=(0, "shared"))  # type: ignore[arg-type]
+
+
 def test_err03_reserved_error_codes_refused() -> None:
     srv = server()
     feed(srv, req(1, "tools/list"))

@@ -68,7 +68,9 @@ async def session(trace: Trace) -> list[str]:
         )
         seen.append(f"progress {steps}")
         hello = await client.call_tool("test_input_required_result_elicitation", on_input=_name)
-        seen.append(f"MRTR answered: {hello.content[0].text}")  # type: ignore[union-attr]
+        answered = hello.content[0]
+        assert isinstance(answered, t.TextContent), answered
+        seen.append(f"MRTR answered: {answered.text}")
         flt = t.SubscriptionFilter(tools_list_changed=True)
         async with await client.listen(flt) as sub:
             await client.call_tool("test_trigger_tool_change")

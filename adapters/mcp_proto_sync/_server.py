@@ -149,7 +149,8 @@ class Server(ServerSettings[Handler]):
 def _read_some(rfile: BinaryIO) -> bytes:
     read1 = getattr(rfile, "read1", None)
     if read1 is not None:
-        return read1(_CHUNK)  # type: ignore[no-any-return]
+        data: bytes = read1(_CHUNK)
+        return data
     return os.read(rfile.fileno(), _CHUNK)
 
 

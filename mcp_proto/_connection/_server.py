@@ -19,7 +19,7 @@ stamped (``resultType``, ``io.modelcontextprotocol/serverInfo``,
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
 
 from .. import types as t
 from .._codec import (
@@ -109,7 +109,7 @@ class ServerConnection(StreamConnection[ServerEvent]):
         server_info: t.Implementation = DEFAULT_SERVER_INFO,
         supported_versions: Iterable[str] = (LATEST_PROTOCOL_VERSION,),
         instructions: str | None = None,
-        cache_hints: tuple[int, str] = (0, "public"),
+        cache_hints: tuple[int, Literal["private", "public"]] = (0, "public"),
         stamp_server_info: bool = True,
         extensions: Iterable[Extension] = (),
         max_in_flight: int = 1024,
@@ -125,6 +125,8 @@ class ServerConnection(StreamConnection[ServerEvent]):
         self.server_info = server_info
         self.supported_versions = tuple(supported_versions)
         self.instructions = instructions
+        if cache_hints[1] not in ("private", "public"):
+            raise ValueError(f"cache scope must be 'private' or 'public', not {cache_hints[1]!r}")
         self.cache_hints = cache_hints
         self.extensions = ExtensionRegistry(extensions, self.capabilities.extensions or {})
         if max_in_flight < 1:
@@ -174,7 +176,7 @@ class ServerConnection(StreamConnection[ServerEvent]):
             capabilities=self.capabilities,
             instructions=self.instructions,
             ttl_ms=ttl,
-            cache_scope=scope,  # type: ignore[arg-type]
+            cache_scope=scope,
         )
 
     def in_flight(self) -> tuple[t.RequestId, ...]:

@@ -504,7 +504,7 @@ class ServerExchange:
     def _check_length(self) -> Reply | None:
         length = self.headers.get("content-length")
         digits = length is not None and length.isascii() and length.isdigit()
-        if digits and int(length) > self.server.max_body_size:  # type: ignore[arg-type]
+        if digits and int(length or 0) > self.server.max_body_size:
             return Reply(status=413, headers=(("connection", "close"),))
         return None
 

@@ -128,8 +128,9 @@ def _check_name(key: str, name: str) -> None:
     raise MetaKeyError(key, f"{rule} (META-02)")
 
 
-def check_meta_key(key: str) -> None:
-    """Raise ``MetaKeyError`` unless ``key`` follows the ``_meta`` key grammar (META-02)."""
+def check_meta_key(key: object) -> None:
+    """Raise ``MetaKeyError`` unless ``key`` is a string that follows the ``_meta`` key
+    grammar (META-02)."""
     if not isinstance(key, str):
         raise MetaKeyError(repr(key), "a _meta key must be a string")
     prefix, slash, name = key.partition("/")
@@ -144,7 +145,7 @@ def check_meta_key(key: str) -> None:
 def is_valid_meta_key(key: object) -> bool:
     """Whether ``key`` follows the ``_meta`` key grammar (META-02); never raises."""
     try:
-        check_meta_key(key)  # type: ignore[arg-type]
+        check_meta_key(key)
     except MetaKeyError:
         return False
     return True
