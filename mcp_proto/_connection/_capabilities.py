@@ -8,7 +8,6 @@ what this request declares counts, never what earlier requests said).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from .. import types as t
 from .._codec import structure, unstructure
@@ -23,7 +22,7 @@ __all__ = [
 ]
 
 
-def _as_json(caps: Any) -> Mapping[str, Any]:
+def _as_json(caps: object) -> Mapping[str, object]:
     if caps is None:
         return {}
     if isinstance(caps, Mapping):
@@ -32,14 +31,14 @@ def _as_json(caps: Any) -> Mapping[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def has_capability(caps: Any, path: tuple[str, ...]) -> bool:
+def has_capability(caps: object, path: tuple[str, ...]) -> bool:
     """Whether ``caps`` (a capabilities object or its JSON) declares ``path``.
 
     ``("resources", "subscribe")`` needs ``resources`` present and its
     ``subscribe`` truthy; a one-element path needs only the key's presence
     (``{"tools": {}}`` declares tools).
     """
-    node: Any = _as_json(caps)
+    node: object = _as_json(caps)
     for i, key in enumerate(path):
         if not isinstance(node, Mapping) or key not in node:
             return False
@@ -49,10 +48,10 @@ def has_capability(caps: Any, path: tuple[str, ...]) -> bool:
     return node is not None
 
 
-def missing_capabilities(declared: Any, required: Any) -> dict[str, Any]:
+def missing_capabilities(declared: object, required: object) -> dict[str, object]:
     """The part of ``required`` that ``declared`` lacks, as JSON (empty: nothing missing)."""
     have, need = _as_json(declared), _as_json(required)
-    missing: dict[str, Any] = {}
+    missing: dict[str, object] = {}
     for key, value in need.items():
         if key not in have or have[key] is None or have[key] is False:
             missing[key] = value
@@ -79,7 +78,8 @@ def missing_required_client_capability(
 
 
 def require_client_capabilities(
-    request_meta: t.RequestMetaObject | None, required: t.ClientCapabilities | Mapping[str, Any]
+    request_meta: t.RequestMetaObject | None,
+    required: t.ClientCapabilities | Mapping[str, object],
 ) -> t.Error | None:
     """``None`` when the request declared ``required``, else the ``-32021`` error to send.
 
@@ -94,7 +94,7 @@ def require_client_capabilities(
 
 
 def undeclared_input_requests(
-    caps: t.ClientCapabilities | None, input_requests: Mapping[str, Any] | None
+    caps: t.ClientCapabilities | None, input_requests: Mapping[str, object] | None
 ) -> list[str]:
     """Keys of ``input_requests`` the client did not declare capabilities for (MRTR-10).
 
@@ -112,7 +112,7 @@ def undeclared_input_requests(
     return bad
 
 
-def _declared(caps: t.ClientCapabilities | None, method: Any, request: Any) -> bool:
+def _declared(caps: t.ClientCapabilities | None, method: object, request: object) -> bool:
     if caps is None:
         return False
     if method == "sampling/createMessage":
@@ -122,6 +122,6 @@ def _declared(caps: t.ClientCapabilities | None, method: Any, request: Any) -> b
     if method != "elicitation/create" or caps.elicitation is None:
         return False
     el = caps.elicitation
-    if getattr(request.params, "mode", None) == "url":
+    if getattr(getattr(request, "params", None), "mode", None) == "url":
         return el.url is not None
     return el.form is not None or el.url is None
