@@ -41,6 +41,8 @@ class Link(Protocol):
 
     async def drain(self) -> None: ...
 
+    def close(self) -> None: ...
+
 
 def _timed_out(timeout: float) -> trio.BrokenResourceError:
     reason = f"the client read nothing for {timeout} s"
@@ -52,10 +54,14 @@ class StreamLink:
     """A trio stream: ``receive_some``, and ``send_all`` whole, one at a time.
 
     ``checkpoint`` is accepted for the contract; every ``send_all`` is one already.
+    :meth:`close` closes ``owns`` (the two stdio ``FdStream`` objects), never a caller's stream.
     """
 
-    def __init__(self, stream: Any, timeout: float) -> None:
+    def __init__(
+        self, stream: Any, timeout: float, owns: tuple[trio.lowlevel.FdStream, ...] = ()
+    ) -> None:
         self.stream = stream
+        self.owns = owns
         self.timeout = timeout
         self.lock = trio.Lock()  # fair: drain() queues behind every send before it
         self.broken: trio.BrokenResourceError | trio.ClosedResourceError | None = None
@@ -83,6 +89,10 @@ class StreamLink:
     async def drain(self) -> None:
         async with self.lock:
             pass
+
+    def close(self) -> None:
+        for stream in self.owns:
+            stream.close()
 
 
 class FdLink:

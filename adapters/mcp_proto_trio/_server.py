@@ -78,18 +78,15 @@ class Server(AsyncServerSettings[Handler]):
         if self.io == "raw":
             link = FdLink(rfd, wfd, self.client_timeout)
         else:
-            streams = trio.lowlevel.FdStream(wfd), trio.lowlevel.FdStream(rfd)
-            link = StreamLink(trio.StapledStream(*streams), self.client_timeout)
+            out, into = trio.lowlevel.FdStream(wfd), trio.lowlevel.FdStream(rfd)
+            stdio = trio.StapledStream(out, into)
+            link = StreamLink(stdio, self.client_timeout, owns=(out, into))
         real_stdout, sys.stdout = sys.stdout, sys.stderr
         try:
             await self._serve(link)
         finally:
             sys.stdout = real_stdout
-            if isinstance(link, FdLink):
-                link.close()
-            else:
-                for stream in streams:
-                    stream.close()
+            link.close()
 
     async def serve(self, stream: trio.abc.Stream | trio.StapledStream[Any, Any]) -> None:
         """Serve one byte stream until its input ends; in-flight handlers are cancelled.
