@@ -94,71 +94,59 @@ def test_io_must_be_streams_or_raw() -> None:
         Server(io="fast")  # type: ignore[arg-type]
 
 
-def test_paused_past_max_in_flight_then_resumed_in_order() -> None:
-    """Two slow calls fill ``max_in_flight``: the third is held, not run, until one ends."""
+def gated(data: bytes, count: int, **options: Any) -> tuple[list[str], list[Any], list[str]]:
+    """Serve ``data`` with ``options``; 5 s on, open the gate the slow calls wait on.
+
+    What had started before the gate opened, the first ``count`` answers, and every
+    line the handlers logged (``start N``, ``cancelled N``).
+    """
+    out: list[Any] = []
 
     async def main() -> None:
         gate, seen = trio.Event(), []
-        server = make_server(gate, seen, max_in_flight=2)
+        server = make_server(gate, seen, **options)
         client, served = trio.testing.memory_stream_pair()
         reader = Reader(client)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(server.serve, served)
-            await client.send_all(lines(call(1, "slow"), call(2, "slow"), call(3)))
+            await client.send_all(data)
             await trio.sleep(5)
-            assert sorted(seen) == ["start 1", "start 2"]  # the third waits behind the pause
+            before = list(seen)
             gate.set()
-            answers = await reader.messages(3)
-            assert sorted(a["id"] for a in answers) == [1, 2, 3]
-            assert seen[2:] == ["start 3"]
+            out.extend([before, await reader.messages(count), seen])
             await client.send_eof()
 
     virtual(main)
+    before, answers, seen = out
+    return before, answers, seen
+
+
+def test_paused_past_max_in_flight_then_resumed_in_order() -> None:
+    """Two slow calls fill ``max_in_flight``: the third is held, not run, until one ends."""
+    data = lines(call(1, "slow"), call(2, "slow"), call(3))
+    before, answers, seen = gated(data, 3, max_in_flight=2)
+    assert sorted(before) == ["start 1", "start 2"]  # the third waits behind the pause
+    assert sorted(a["id"] for a in answers) == [1, 2, 3]
+    assert seen[2:] == ["start 3"]
 
 
 def test_a_request_queued_behind_max_concurrency_and_cancelled_never_runs() -> None:
     """A request waiting for a handler slot, then cancelled, is dropped unanswered."""
-
-    async def main() -> None:
-        gate, seen = trio.Event(), []
-        server = make_server(gate, seen, max_concurrency=1)
-        client, served = trio.testing.memory_stream_pair()
-        reader = Reader(client)
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(server.serve, served)
-            await client.send_all(lines(call(1, "slow"), call(2), cancel(2), call(3)))
-            await trio.sleep(5)
-            assert seen == ["start 1"]
-            gate.set()
-            answers = await reader.messages(2)
-            assert [a["id"] for a in answers] == [1, 3]
-            assert "start 2" not in seen
-            await client.send_eof()
-
-    virtual(main)
+    data = lines(call(1, "slow"), call(2), cancel(2), call(3))
+    before, answers, seen = gated(data, 2, max_concurrency=1)
+    assert before == ["start 1"]
+    assert [a["id"] for a in answers] == [1, 3]
+    assert "start 2" not in seen
 
 
 def test_a_held_request_is_read_after_the_pause_even_if_its_cancel_came_behind() -> None:
     """Nothing behind a held request is read while paused: its cancellation is seen once
     it runs, and cancels it then (its handler sees ``trio.Cancelled``)."""
-
-    async def main() -> None:
-        gate, seen = trio.Event(), []
-        server = make_server(gate, seen, max_in_flight=1)
-        client, served = trio.testing.memory_stream_pair()
-        reader = Reader(client)
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(server.serve, served)
-            await client.send_all(lines(call(1, "slow"), call(2, "slow"), cancel(2), call(3)))
-            await trio.sleep(5)
-            assert seen == ["start 1"]  # paused: 2 is held, nothing behind it read
-            gate.set()
-            answers = await reader.messages(2)
-            assert [a["id"] for a in answers] == [1, 3]
-            assert "cancelled 2" in seen
-            await client.send_eof()
-
-    virtual(main)
+    data = lines(call(1, "slow"), call(2, "slow"), cancel(2), call(3))
+    before, answers, seen = gated(data, 2, max_in_flight=1)
+    assert before == ["start 1"]  # paused: 2 is held, nothing behind it read
+    assert [a["id"] for a in answers] == [1, 3]
+    assert "cancelled 2" in seen
 
 
 def test_stdio15_input_end_gives_running_handlers_the_grace_then_cancels() -> None:
