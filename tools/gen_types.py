@@ -2,7 +2,11 @@
 
 Usage::
 
-    uv run python tools/gen_types.py [--schema PATH] [--check]
+    uv run python tools/gen_types.py [--revision 2026-07-28|2025-11-25] [--schema PATH] [--check]
+
+Two revisions are generated: 2026-07-28 into ``mcp_proto/types/`` and the
+``initialize``-era 2025-11-25 into ``mcp_proto/types/legacy/`` (served by the
+dual-era server).  Without ``--revision`` both are written (or checked).
 
 Every ``$defs`` entry becomes either a frozen, slotted, keyword-only attrs class
 (object types) or a type alias (unions, primitives, free-form objects).  Inline
@@ -33,8 +37,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_SCHEMA = ROOT.parent / "shared" / "spec" / "2026-07-28" / "schema.json"
-OUT_DIR = ROOT / "mcp_proto" / "types"
+SPEC_ROOT = ROOT.parent / "shared" / "spec"
 
 # Area modules, in dependency order: a module may refer only to earlier ones.
 AREAS: dict[str, list[str]] = {
@@ -237,6 +240,88 @@ OVERRIDES = {
     # The generic response carries any result class (the schema says `Result`).
     ("JSONRPCResultResponse", "result"): "ServerResult",
 }
+
+# The initialize-era revision (2025-11-25): the same areas, less what 2026-07-28 added,
+# plus its own definitions (the handshake, ping, logging/setLevel, subscribe, tasks,
+# server-to-client requests).  Its files go to mcp_proto/types/legacy/.
+_LEGACY_ADDED: dict[str, list[str]] = {
+    "tasks": [
+        "TaskStatus",
+        "TaskMetadata",
+        "RelatedTaskMetadata",
+        "TaskAugmentedRequestParams",
+        "Task",
+        "CreateTaskResult",
+        "GetTaskRequest",
+        "GetTaskResult",
+        "GetTaskPayloadRequest",
+        "GetTaskPayloadResult",
+        "CancelTaskRequest",
+        "CancelTaskResult",
+        "ListTasksRequest",
+        "ListTasksResult",
+        "TaskStatusNotificationParams",
+        "TaskStatusNotification",
+    ],
+    "lifecycle": [
+        "InitializeRequestParams",
+        "InitializeRequest",
+        "InitializeResult",
+        "InitializedNotification",
+        "PingRequest",
+    ],
+    "tools": ["ToolExecution"],
+    "client": [
+        "RootsListChangedNotification",
+        "ElicitationCompleteNotification",
+        "URLElicitationRequiredError",
+    ],
+    "resources": [
+        "SubscribeRequestParams",
+        "SubscribeRequest",
+        "UnsubscribeRequestParams",
+        "UnsubscribeRequest",
+    ],
+    "notifications": ["SetLevelRequestParams", "SetLevelRequest"],
+    "messages": ["ServerRequest"],
+}
+_LEGACY_ORDER = (
+    "base",
+    "capabilities",
+    "content",
+    "schemas",
+    "jsonrpc",
+    "tasks",
+    "lifecycle",
+    "tools",
+    "client",
+    "tool_calls",
+    "resources",
+    "prompts",
+    "completion",
+    "notifications",
+    "messages",
+)
+
+
+# Unions that name task results, so come after the tasks area.
+_LEGACY_MOVED = {"ClientResult": "messages"}
+
+
+def _legacy_areas(legacy_names: set[str]) -> dict[str, list[str]]:
+    """The modern area table kept to the names 2025-11-25 has, plus its own."""
+    areas: dict[str, list[str]] = {}
+    for area in _LEGACY_ORDER:
+        kept = [
+            n
+            for n in AREAS.get(area, [])
+            if n in legacy_names and _LEGACY_MOVED.get(n, area) == area
+        ]
+        moved = [n for n, to in _LEGACY_MOVED.items() if to == area]
+        areas[area] = kept + _LEGACY_ADDED.get(area, []) + moved
+    return areas
+
+
 # Aliases that are spelled out by hand because Python has no better spelling.
 JSON_ALIASES = {
     "JSONValue": "Any",
@@ -250,6 +335,8 @@ JSON_ALIASES = {
 # the server connection enforces that on send.
 TOLERATED_ABSENT = {"ttlMs", "cacheScope"}
 PRIMITIVES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
+# Only in a type list (2025-11-25 ``Task.ttl``: ``["integer", "null"]``).
+NULLABLE = {**PRIMITIVES, "null": "None"}
 
 
 ENVELOPE_ORDER = ("jsonrpc", "id", "method", "params", "result", "error")
@@ -285,11 +372,32 @@ class ClassDef:
         self.deps: set[str] = set()
 
 
+class Profile:
+    """What differs between the generated revisions: the area table, where files go,
+    the annotation overrides and the title of the docstrings."""
+
+    def __init__(
+        self,
+        revision: str,
+        areas: dict[str, list[str]],
+        out_dir: Path,
+        overrides: dict[tuple[str, str], str],
+        model_import: str,
+    ) -> None:
+        self.revision = revision
+        self.areas = areas
+        self.out_dir = out_dir
+        self.overrides = overrides
+        self.model_import = model_import
+
+
 class Generator:
-    def __init__(self, defs: dict[str, Any]):
+    def __init__(self, defs: dict[str, Any], profile: Profile):
         self.defs = defs
+        self.profile = profile
+        areas = profile.areas
         self.area_of: dict[str, str] = {}
-        for area, names in AREAS.items():
+        for area, names in areas.items():
             for name in names:
                 if name in self.area_of:
                     raise SystemExit(f"{name} is listed twice")
@@ -300,7 +408,8 @@ class Generator:
             raise SystemExit(f"area table out of date: missing {missing}, unknown {extra}")
         self.classes: dict[str, ClassDef] = {}
         self.aliases: dict[str, tuple[str, str, set[str]]] = {}  # name -> (area, expr, deps)
-        self.order: dict[str, list[str]] = {area: [] for area in AREAS}
+        self.order: dict[str, list[str]] = {area: [] for area in areas}
+        self.areas = areas
 
     # -- type expressions -------------------------------------------------------
     def type_of(self, s: dict[str, Any], owner: str, wire: str, deps: set[str]) -> str:
@@ -320,7 +429,7 @@ class Generator:
             return " | ".join(dict.fromkeys(parts))
         t = s.get("type")
         if isinstance(t, list):
-            return " | ".join(PRIMITIVES[x] for x in t)
+            return " | ".join(NULLABLE[x] for x in t)
         if t in PRIMITIVES:
             return PRIMITIVES[t]
         if t == "array":
@@ -369,7 +478,7 @@ class Generator:
                 raise SystemExit(f"attribute name clash in {name}: {attr}")
             seen.add(attr)
             ps = props[wire]
-            ann = OVERRIDES.get((name, wire))
+            ann = self.profile.overrides.get((name, wire))
             if wire == "resultType":
                 ann = (
                     "str"
@@ -396,7 +505,7 @@ class Generator:
         return None
 
     def run(self) -> None:
-        for area, names in AREAS.items():
+        for area, names in self.areas.items():
             for name in names:
                 s = self.defs[name]
                 if name in JSON_ALIASES:
@@ -404,6 +513,8 @@ class Generator:
                     self.order[area].append(name)
                 elif s.get("type") == "object" and "properties" in s:
                     self.add_class(name, area, s)
+                elif "allOf" in s:  # 2025-11-25's task results: one object, merged
+                    self.add_class(name, area, self.merge_all_of(s["allOf"]))
                 else:
                     deps: set[str] = set()
                     expr = self.type_of(s, name, "", deps)
@@ -417,7 +528,7 @@ class Generator:
         return self.aliases[name][2]
 
     def check_layering(self) -> None:
-        rank = {area: i for i, area in enumerate(AREAS)}
+        rank = {area: i for i, area in enumerate(self.areas)}
         for name in self.area_of:
             for dep in self.deps_of(name):
                 if rank[self.area_of[dep]] > rank[self.area_of[name]]:
@@ -441,7 +552,7 @@ class Generator:
         abc = [n for n in ("Mapping", "Sequence") if re.search(rf"\b{n}\[", text)]
         typing_names = [n for n in ("Any", "Literal", "TypeAlias") if re.search(rf"\b{n}\b", text)]
         lines = [
-            f'"""MCP 2026-07-28 types: {area.replace("_", " ")}.',
+            f'"""MCP {self.profile.revision} types: {area.replace("_", " ")}.',
             "",
             "Generated by tools/gen_types.py from the spec's schema.json; do not edit.",
             '"""',
@@ -454,7 +565,8 @@ class Generator:
         if typing_names:
             lines.append(f"from typing import {', '.join(typing_names)}")
         if self.classes.keys() & set(names):
-            lines += ["", "from attrs import field, frozen", "", "from .._model import EMPTY"]
+            model = self.profile.model_import
+            lines += ["", "from attrs import field, frozen", "", f"from {model} import EMPTY"]
         for dep_area in sorted(imports):
             if dep_area in imports:
                 names_list = ", ".join(sorted(imports[dep_area]))
@@ -470,7 +582,8 @@ class Generator:
 
     def emit_index(self) -> str:
         lines = [
-            '"""The complete MCP 2026-07-28 message model: one name per schema definition.',
+            f'"""The complete MCP {self.profile.revision} message model: one name per schema'
+            " definition.",
             "",
             "Object types are frozen, slotted, keyword-only attrs classes; unions and",
             "primitives are type aliases.  Attribute names are snake_case; each field's",
@@ -483,7 +596,7 @@ class Generator:
             "",
         ]
         every: list[str] = []
-        for area in AREAS:
+        for area in self.areas:
             names = list(self.sorted_local(self.order[area], area))
             every += names
             lines.append(f"from ._gen_{area} import {', '.join(names)}")
@@ -544,6 +657,9 @@ class Generator:
             for key in ("minimum", "maximum", "maxItems"):
                 if key in cls.schema["properties"][wire_name]:
                     meta += f', "{snake(key)}": {cls.schema["properties"][wire_name][key]}'
+            wire_type = cls.schema["properties"][wire_name].get("type")
+            if required and isinstance(wire_type, list) and "null" in wire_type:
+                meta += ', "nullable": True'
             if SCHEMA_FIELDS.get((name, wire_name)):
                 meta += f', "json_schema": {json.dumps(SCHEMA_FIELDS[name, wire_name])}'
             if (name, wire_name) in LENIENT:
@@ -569,12 +685,36 @@ def patch(defs: dict[str, Any]) -> dict[str, Any]:
     return defs
 
 
-def generate(schema_path: Path) -> dict[Path, str]:
+def _profiles() -> dict[str, Profile]:
+    legacy_schema = SPEC_ROOT / "2025-11-25" / "schema.json"
+    legacy_names = (
+        set(json.loads(legacy_schema.read_text())["$defs"]) if legacy_schema.exists() else set()
+    )
+    return {
+        "2026-07-28": Profile(
+            "2026-07-28", AREAS, ROOT / "mcp_proto" / "types", OVERRIDES, ".._model"
+        ),
+        "2025-11-25": Profile(
+            "2025-11-25",
+            _legacy_areas(legacy_names),
+            ROOT / "mcp_proto" / "types" / "legacy",
+            {},
+            "..._model",
+        ),
+    }
+
+
+PROFILES = _profiles()
+
+
+def generate(schema_path: Path, revision: str = "2026-07-28") -> dict[Path, str]:
+    profile = PROFILES[revision]
     defs = patch(json.loads(schema_path.read_text())["$defs"])
-    gen = Generator(defs)
+    gen = Generator(defs, profile)
     gen.run()
-    files = {OUT_DIR / f"_gen_{area}.py": gen.emit_area(area) for area in AREAS}
-    files[OUT_DIR / "__init__.py"] = gen.emit_index()
+    out = profile.out_dir
+    files = {out / f"_gen_{area}.py": gen.emit_area(area) for area in profile.areas}
+    files[out / "__init__.py"] = gen.emit_index()
     return {path: ruff_format(text) for path, text in files.items()}
 
 
@@ -603,10 +743,17 @@ def ruff_format(text: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--schema", type=Path, default=DEFAULT_SCHEMA)
+    ap.add_argument("--revision", choices=sorted(PROFILES), help="default: every revision")
+    ap.add_argument("--schema", type=Path, help="default: the revision's spec schema.json")
     ap.add_argument("--check", action="store_true", help="fail if the files are stale")
     args = ap.parse_args(argv)
-    files = generate(args.schema)
+    revisions = [args.revision] if args.revision else list(PROFILES)
+    if args.schema is not None and len(revisions) != 1:
+        ap.error("--schema needs --revision")
+    files: dict[Path, str] = {}
+    for revision in revisions:
+        schema = args.schema or SPEC_ROOT / revision / "schema.json"
+        files.update(generate(schema, revision))
     stale = [p for p, text in files.items() if not p.exists() or p.read_text() != text]
     if args.check:
         for p in stale:

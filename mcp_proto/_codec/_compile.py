@@ -13,7 +13,9 @@ Rules, uniform over the model:
 * a field's wire name is its ``metadata["wire"]``; unknown keys land in
   ``extra`` and are written back after the known ones;
 * ``None`` means absent: an optional field that is JSON ``null`` is read as
-  absent, and an absent optional field is not written;
+  absent, and an absent optional field is not written; the one exception is a
+  required field marked ``metadata["nullable"]`` (2025-11-25 ``Task.ttl``), where
+  ``null`` is a value, read and written as such;
 * JSON types are strict: ``int`` accepts no ``bool`` and no ``float``;
   ``float`` fields (the schema's ``number``) accept ``int`` and keep it;
 * a ``resultType`` that may be ``"complete"`` is read as ``"complete"`` when
@@ -359,6 +361,9 @@ def _field_block(
     lines = [f"k = {w!r}"]
     if tp is Any and wire_required:
         lines += [f"if {w!r} not in d:", "    raise Invalid(MISSING)", f"v = d[{w!r}]", "n += 1"]
+    elif f.metadata.get("nullable"):  # required, and null is a value (2025-11-25 Task.ttl)
+        lines += [f"if {w!r} not in d:", "    raise Invalid(MISSING)", f"v = d[{w!r}]", "n += 1"]
+        lines += ["if v is not None:", *("    " + b for b in _field_structure(f, tp, pending))]
     else:
         lines.append(f"v = d.get({w!r})")
         if wire_required:
@@ -450,6 +455,8 @@ def _field_unstructure(
         value = "v"
     if tp is Any and wire_required:
         return [f"    d[{w!r}] = o.{f.name}"]
+    if f.metadata.get("nullable"):
+        return [f"    v = o.{f.name}", f"    d[{w!r}] = None if v is None else {value}"]
     if f.default is attrs.NOTHING:
         return [f"    v = o.{f.name}", f"    d[{w!r}] = {value}"]
     lines = [f"    v = o.{f.name}"]
