@@ -7,6 +7,7 @@ entry of one module by printing ``tuple(sorted(module.__all__))``.
 
 PINNED = {
     "mcp_proto": (
+        "AnsweredRequest",
         "Cancelled",
         "ClientConnection",
         "ClientEvent",
@@ -34,6 +35,7 @@ PINNED = {
         "Kind",
         "LATEST_PROTOCOL_VERSION",
         "LEGACY_RESOURCE_NOT_FOUND",
+        "LEGACY_VERSIONS",
         "LOG_LEVELS",
         "LocalProtocolError",
         "METHODS",

@@ -173,7 +173,10 @@ def test_ver16_initialize_names_supported_versions() -> None:
     (ev,) = feed(server(), line({"jsonrpc": "2.0", "id": 0, "method": "initialize"}))
     assert reply(ev)["error"] == {
         "code": -32601,
-        "message": "Method not found: initialize",
+        "message": (
+            "Method not found: initialize (this server speaks only per-request "
+            "protocol versions: 2026-07-28)"
+        ),
         "data": {"supported": ["2026-07-28"]},
     }
 

@@ -25,6 +25,7 @@ from ._client import DEFAULT_CLIENT_INFO, ClientConnection
 from ._events import (
     NEED_DATA,
     PAUSED,
+    AnsweredRequest,
     Cancelled,
     ClientEvent,
     ConnectionClosed,
@@ -59,7 +60,7 @@ from ._requests import (
     Tombstones,
     Transition,
 )
-from ._server import DEFAULT_SERVER_INFO, ServerConnection
+from ._server import DEFAULT_SERVER_INFO, LEGACY_VERSIONS, ServerConnection
 
 __all__ = [
     "DEFAULT_REFUSAL",
@@ -82,6 +83,7 @@ __all__ = [
     "DEFAULT_CLIENT_INFO",
     "DEFAULT_MAX_MESSAGE_SIZE",
     "DEFAULT_SERVER_INFO",
+    "LEGACY_VERSIONS",
     "ErrorResponse",
     "ClientEvent",
     "Event",
@@ -90,6 +92,7 @@ __all__ = [
     "InFlight",
     "InputRequired",
     "InvalidMessage",
+    "AnsweredRequest",
     "InvalidResponse",
     "LOG_LEVELS",
     "NEED_DATA",

@@ -24,9 +24,14 @@ from ._events import NEED_DATA, PAUSED, ConnectionClosed, Event
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE, LineBuffer
 from ._requests import Tombstones
 
-__all__ = ["Commit", "Statistics", "StreamConnection"]
+__all__ = ["UNROUTED", "Commit", "Router", "Statistics", "StreamConnection"]
 
 Commit: TypeAlias = Callable[[], None]
+#: what a router returns for a message it leaves to the connection's own path
+UNROUTED: Any = object()
+#: looks at each parsed message first: an event, ``None`` (dropped), :data:`PAUSED` (held:
+#: offered to ``_on_message`` again, as the parsed JSON) or :data:`UNROUTED`
+Router: TypeAlias = Callable[[Any], Any]
 
 
 @frozen(kw_only=True)
@@ -62,8 +67,11 @@ class StreamConnection(Generic[E]):
         self._error: RemoteProtocolError | None = None
         self._closed: ConnectionClosed | None = None
         self._gone = Tombstones(tombstones)
-        #: a decoded message ``_on_message`` paused on: acted on first once it may be
-        self._held: Message | None = None
+        #: a decoded message ``_on_message`` paused on (or a parsed one the router paused
+        #: on): acted on first once it may be
+        self._held: Any = None
+        #: see :data:`Router`; ``None``: every message takes the connection's own path
+        self._router: Router | None = None
         self._dropped_sends = 0
         self._dropped_messages = 0
 
@@ -136,6 +144,13 @@ class StreamConnection(Generic[E]):
                 obj = loads(item, self._max_depth)
             elif not isinstance(item, dict):
                 obj = unstructure(item)
+            router = self._router
+            if router is not None:
+                routed = router(obj)
+                if routed is not UNROUTED:
+                    if routed is PAUSED:
+                        self._held = obj
+                    return routed  # type: ignore[no-any-return]
             message = message_from_json(obj)
         except DecodeError as e:
             return self._on_invalid(e, obj)

@@ -23,6 +23,7 @@ from .._util import NEED_DATA, PAUSED
 __all__ = [
     "NEED_DATA",
     "PAUSED",
+    "AnsweredRequest",
     "Cancelled",
     "ConnectionClosed",
     "ErrorResponse",
@@ -239,6 +240,23 @@ class InvalidMessage:
 
 
 @frozen(kw_only=True)
+class AnsweredRequest:
+    """Server side, legacy era: a request the connection answered itself.
+
+    ``initialize``, ``ping``, ``logging/setLevel``, ``resources/subscribe`` and
+    ``resources/unsubscribe`` of an ``initialize``-era session change only the
+    connection's state, so the connection answers them; the application may look
+    (``method``, ``params``: the 2025-11-25 params class) and must pass the event to
+    ``send`` for the bytes of ``reply``, the response.
+    """
+
+    id: t.RequestId
+    method: str
+    params: Any
+    reply: Mapping[str, Any]
+
+
+@frozen(kw_only=True)
 class ConnectionClosed:
     """The peer closed its side cleanly.
 
@@ -252,7 +270,9 @@ class ConnectionClosed:
 
 
 #: what a server's connection hands over (the requests and notifications of its client)
-ServerEvent = Request | Notification | Cancelled | InvalidMessage | ConnectionClosed
+ServerEvent = (
+    Request | Notification | Cancelled | InvalidMessage | AnsweredRequest | ConnectionClosed
+)
 #: what a client's connection hands over (the endings of its requests, and notifications)
 ClientEvent = (
     Result
@@ -276,6 +296,7 @@ Event = (
     | VersionNotSupported
     | InvalidResponse
     | Cancelled
+    | AnsweredRequest
     | SubscriptionAcknowledged
     | SubscriptionEnded
     | InvalidMessage

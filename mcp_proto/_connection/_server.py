@@ -40,25 +40,37 @@ from .._errors import (
     refusal_status,
     unsupported_protocol_version,
 )
-from ._base import Commit, StreamConnection
+from ..types import legacy as lt
+from ._base import UNROUTED, Commit, StreamConnection
 from ._capabilities import has_capability
 from ._events import (
     PAUSED,
+    AnsweredRequest,
     Cancelled,
     ConnectionClosed,
+    ErrorResponse,
     Event,
     InvalidMessage,
     Notification,
     Request,
+    Result,
     ServerEvent,
 )
 from ._extensions import Extension, ExtensionRegistry
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
 from ._guards import GuardConfig
+from ._legacy import (
+    LEGACY_VERSIONS,
+    SESSION_WIDE,
+    LegacySession,
+    is_modern,
+    legacy_capabilities,
+    negotiate,
+)
 from ._requests import Move, Refusal, RequestRecord, RequestTracker, State
 from ._server_rules import ServerRules
 
-__all__ = ["DEFAULT_SERVER_INFO", "ServerConnection"]
+__all__ = ["DEFAULT_SERVER_INFO", "LEGACY_VERSIONS", "ServerConnection"]
 
 DEFAULT_SERVER_INFO = t.Implementation(name="mcp-proto", version="0.1.0")
 
@@ -76,6 +88,7 @@ _CONFIGURATION = (
     "capabilities",
     "server_info",
     "supported_versions",
+    "legacy_versions",
     "instructions",
     "cache_hints",
     "extensions",
@@ -100,6 +113,14 @@ class ServerConnection(StreamConnection[ServerEvent]):
     bounds the open listens: one more is refused (``-32603``), since listens end
     only when cancelled.  ``tombstones`` bounds the memory of finished and
     cancelled ids.
+
+    ``legacy_versions`` (default none: modern only) makes the connection dual-era
+    (VER-17, LEG-20): an ``initialize`` request opens one ``initialize``-era session
+    at a version negotiated from these (LEG-05; offer :data:`LEGACY_VERSIONS`), and
+    every later message without modern per-request ``_meta`` belongs to it, while
+    requests with modern ``_meta`` are still served statelessly beside it, with no
+    state shared.  ``docs/dual-era.md`` has the whole mapping.  Modern only, an
+    ``initialize`` is answered ``-32601`` naming the supported versions (LEG-22).
     """
 
     def __init__(
@@ -117,6 +138,7 @@ class ServerConnection(StreamConnection[ServerEvent]):
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
         max_depth: int = DEFAULT_MAX_DEPTH,
         tombstones: int = 4096,
+        legacy_versions: Iterable[str] = (),
     ) -> None:
         super().__init__(
             max_message_size=max_message_size, max_depth=max_depth, tombstones=tombstones
@@ -124,6 +146,13 @@ class ServerConnection(StreamConnection[ServerEvent]):
         self.capabilities = capabilities if capabilities is not None else t.ServerCapabilities()
         self.server_info = server_info
         self.supported_versions = tuple(supported_versions)
+        self.legacy_versions = tuple(legacy_versions)
+        unknown = [v for v in self.legacy_versions if v not in LEGACY_VERSIONS]
+        if unknown:
+            raise ValueError(
+                f"legacy versions {unknown} are not served (the ones served: "
+                f"{', '.join(LEGACY_VERSIONS)}; see docs/dual-era.md)"
+            )
         self.instructions = instructions
         if cache_hints[1] not in ("private", "public"):
             raise ValueError(f"cache scope must be 'private' or 'public', not {cache_hints[1]!r}")
@@ -142,6 +171,9 @@ class ServerConnection(StreamConnection[ServerEvent]):
             self.extensions,
             logging=self.capabilities.logging is not None,
         )
+        self._legacy: LegacySession | None = None
+        if self.legacy_versions:
+            self._router = self._route
 
     def fresh(self) -> ServerConnection:
         """A new connection with this one's configuration and none of its state.
@@ -164,7 +196,15 @@ class ServerConnection(StreamConnection[ServerEvent]):
         new._rules = ServerRules(
             new._requests, rules.server_info, rules.extensions, logging=rules.logging
         )
+        new._legacy = None
+        if new.legacy_versions:
+            new._router = new._route
         return new
+
+    @property
+    def legacy(self) -> LegacySession | None:
+        """The ``initialize``-era session this connection serves, once one opened."""
+        return self._legacy
 
     # -- configuration answers ---------------------------------------------
 
@@ -180,8 +220,9 @@ class ServerConnection(StreamConnection[ServerEvent]):
         )
 
     def in_flight(self) -> tuple[t.RequestId, ...]:
-        """Ids of the requests received and not yet answered or cancelled."""
-        return tuple(self._requests.live)
+        """Ids of the requests received and not yet answered or cancelled (both eras)."""
+        legacy = self._legacy.in_flight() if self._legacy is not None else ()
+        return (*self._requests.live, *legacy)
 
     def subscriptions(self) -> tuple[t.RequestId, ...]:
         """Ids of the open ``subscriptions/listen`` requests (what a server may end, SUB-12)."""
@@ -197,7 +238,10 @@ class ServerConnection(StreamConnection[ServerEvent]):
         pipelines many requests is slowed by pipe or TCP backpressure as its
         reader stops; the connection resumes when one of its requests ends.
         """
-        return self._held is not None and self._requests.calls >= self.max_in_flight
+        held = self._held
+        if type(held) is dict:  # a legacy request, held by the session's connection
+            return self._legacy is not None and self._legacy.inner.paused
+        return held is not None and self._requests.calls >= self.max_in_flight
 
     def request_info(self, id: t.RequestId) -> RequestRecord | None:
         """What the connection tracks for in-flight request ``id``."""
@@ -229,6 +273,9 @@ class ServerConnection(StreamConnection[ServerEvent]):
         return _refusal(t.Error(code=code, message=message, data=data), id, status)
 
     def _on_message(self, message: Message) -> ServerEvent | type[PAUSED] | None:
+        if isinstance(message, dict):  # a held legacy request (see _route), offered again
+            assert self._legacy is not None
+            return self._legacy.resume()
         msg: Any = message
         method = getattr(msg, "method", None)
         if method is None:  # a response: clients do not send them (PAT-03)
@@ -251,8 +298,15 @@ class ServerConnection(StreamConnection[ServerEvent]):
             return self._refuse(INVALID_REQUEST, f"{method} is a notification (BASE-18)", id)
         removed = method in REMOVED_METHODS and self.extensions.request_types(method) is None
         if removed or method in METHODS:
-            data = {"supported": list(self.supported_versions)} if method == "initialize" else None
-            return self._refuse(METHOD_NOT_FOUND, f"Method not found: {method}", id, data)
+            if method == "initialize":  # LEG-22, VER-16: name what is served instead
+                versions = ", ".join(self.supported_versions)
+                message = (
+                    "Method not found: initialize (this server speaks only per-request "
+                    f"protocol versions: {versions})"
+                )
+                data = {"supported": list(self.supported_versions)}
+                return self._refuse(METHOD_NOT_FOUND, message, id, data)
+            return self._refuse(METHOD_NOT_FOUND, f"Method not found: {method}", id)
         raw = message.params if message.params is not None else {}
         try:
             meta: t.RequestMetaObject | None = structure(raw, _META_ONLY).meta
@@ -326,21 +380,113 @@ class ServerConnection(StreamConnection[ServerEvent]):
         self._requests.apply(record, State.CANCELLED)
         return Cancelled(id=id, reason=message.params.reason)
 
+    # -- the legacy era ----------------------------------------------------
+
+    def _route(self, obj: Any) -> Any:
+        """Which era a parsed message belongs to (VER-17, LEG-20); see the class docs."""
+        if type(obj) is not dict:
+            return UNROUTED
+        legacy = self._legacy
+        method = obj.get("method")
+        if method is None:  # a response: only a legacy session's input requests have them
+            return legacy.receive(obj) if legacy is not None else UNROUTED
+        if is_modern(obj):
+            return UNROUTED
+        if method == "initialize" and "id" in obj and legacy is None:
+            return self._initialize(obj)
+        if legacy is not None:
+            if method == "notifications/cancelled":
+                params = obj.get("params")
+                target = params.get("requestId") if type(params) is dict else None
+                if type(target) in (str, int) and not legacy.owns(target):
+                    return UNROUTED  # it cancels a modern request
+            if "id" in obj and obj["id"] in self._requests.live:
+                id = obj["id"]
+                message = f"request id {id!r} is already in flight (BASE-06)"
+                return self._refuse(INVALID_REQUEST, message, id)
+            return legacy.receive(obj)
+        if method == "ping" and "id" in obj and type(obj["id"]) in (str, int):
+            # LEG-04: ping is allowed before initialize
+            reply = {"jsonrpc": "2.0", "id": obj["id"], "result": {}}
+            return AnsweredRequest(id=obj["id"], method=method, params=None, reply=reply)
+        return UNROUTED
+
+    def _initialize(self, obj: dict[str, Any]) -> ServerEvent:
+        """Open the legacy session (LEG-01, LEG-02, LEG-05)."""
+        request: lt.InitializeRequest = structure(obj, lt.InitializeRequest)  # bad: refused
+        version = negotiate(request.params.protocol_version, self.legacy_versions)
+        inner = self.fresh()
+        inner.supported_versions = (version,)
+        inner.legacy_versions = ()
+        inner._router = None
+        inner._rules.server_info = None  # legacy results carry no serverInfo stamp
+        caps = legacy_capabilities(self._caps_json)
+        self._legacy = LegacySession(
+            inner, version=version, params=request.params, server_caps=caps
+        )
+        result: dict[str, Any] = {
+            "protocolVersion": version,
+            "capabilities": caps,
+            "serverInfo": unstructure(self.server_info),
+        }
+        if self.instructions is not None:
+            result["instructions"] = self.instructions
+        reply = {"jsonrpc": "2.0", "id": request.id, "result": result}
+        return AnsweredRequest(
+            id=request.id, method="initialize", params=request.params, reply=reply
+        )
+
     def _on_close(self) -> ConnectionClosed:
         subs = self.subscriptions()
         rest = tuple(r.id for r in self._requests.live.values() if r.listen is None)
+        if self._legacy is not None:
+            rest += self._legacy.in_flight()
         return ConnectionClosed(in_flight=rest, subscriptions=subs)
 
     # -- sending ------------------------------------------------------------
 
     def _prepare(self, event: Event) -> tuple[list[dict[str, Any]], Commit | None]:
+        legacy = self._legacy
+        if legacy is not None or isinstance(event, AnsweredRequest):
+            routed = self._prepare_dual(event, legacy)
+            if routed is not None:
+                return routed
         prepared = self._rules.prepare(event)
         if prepared is None:  # for a cancelled request: dropped (STDIO-13)
             self._dropped_sends += 1
             return [], None
         return prepared
 
+    def _prepare_dual(
+        self, event: Event, legacy: LegacySession | None
+    ) -> tuple[list[dict[str, Any]], Commit | None] | None:
+        """What the legacy session sends for ``event``; ``None``: the modern path's alone."""
+        if isinstance(event, AnsweredRequest):
+            if legacy is None:  # a ping before initialize
+                return [dict(event.reply)], None
+            return legacy.prepare(event)
+        assert legacy is not None
+        if isinstance(event, Result | ErrorResponse):
+            return legacy.prepare(event) if legacy.owns(event.id) else None
+        if not isinstance(event, Notification):
+            return None
+        if event.request_id is not None:
+            return legacy.prepare(event) if legacy.owns(event.request_id) else None
+        params = event.params
+        if event.method == "notifications/progress":
+            token = getattr(params, "progress_token", None)
+            return legacy.prepare(event) if legacy.owns_token(token) else None
+        if event.method == "notifications/message":
+            return legacy.prepare(event)  # a modern log needs its request (LOG-05)
+        if event.method not in SESSION_WIDE:
+            return None
+        out, commit = self._rules.prepare(event) or ([], None)
+        note = legacy.session_notification(event)
+        return ([*out, note] if note is not None else out), commit
+
     def _in_flight_count(self) -> int:
+        if self._legacy is not None:
+            return self._requests.calls + self._legacy.inner._requests.calls
         return self._requests.calls
 
     def _subscription_count(self) -> int:
