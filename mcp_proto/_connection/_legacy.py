@@ -64,7 +64,7 @@ from ._events import (
     ServerEvent,
 )
 from ._guards import LOG_RANK
-from ._requests import RequestTracker
+from ._requests import RequestTracker, State
 
 __all__ = [
     "LEGACY_VERSIONS",
@@ -136,6 +136,7 @@ class _Inner(Protocol):
     @property
     def paused(self) -> bool: ...
     def receive_message(self, message: dict[str, Any]) -> None: ...
+    def request_state(self, id: t.RequestId) -> State: ...
     def next_event(self) -> Any: ...
     def _prepare(self, event: Event) -> tuple[list[dict[str, Any]], Commit | None]: ...
 
@@ -190,8 +191,8 @@ class LegacySession:
             _INFO_KEY: raw.get("clientInfo"),
         }
         self._next_id = 0
-        #: retry-capable requests in flight: id -> (method, params), to build the next round
-        self._live_params: dict[t.RequestId, tuple[str, Any]] = {}
+        #: retry-capable requests in flight: id -> (method, params, round), for the next round
+        self._live_params: dict[t.RequestId, tuple[str, Any, int]] = {}
         self._rounds: dict[t.RequestId, _Round] = {}
         #: server request id -> the client request it asks for
         self._asking: dict[int, t.RequestId] = {}
@@ -201,6 +202,12 @@ class LegacySession:
     def owns(self, id: object) -> bool:
         """Request ``id`` is this session's: in flight in it, or waiting for input."""
         return id in self.inner._requests.live or id in self._rounds
+
+    def knows(self, id: object) -> bool:
+        """Request ``id`` was this session's and is remembered (answered or cancelled)."""
+        if type(id) is not str and type(id) is not int:
+            return False
+        return self.inner.request_state(id) is not State.UNKNOWN
 
     def in_flight(self) -> tuple[t.RequestId, ...]:
         return (*self.inner._requests.live, *self._rounds)
@@ -252,11 +259,13 @@ class LegacySession:
         self.inner.receive_message(obj)
         return self._event(self.inner.next_event())
 
-    def _event(self, event: Any) -> ServerEvent | type[PAUSED] | None:
+    def _event(self, event: Any, round: int = 0) -> ServerEvent | type[PAUSED] | None:
         if event is NEED_DATA:  # dropped by the inner connection
             return None
         if isinstance(event, Request) and METHODS[event.method].input_required_allowed:
-            self._live_params[event.id] = (event.method, event.params)
+            if round:
+                event = attrs.evolve(event, round=round)
+            self._live_params[event.id] = (event.method, event.params, round)
         return event  # type: ignore[no-any-return]
 
     def _answer_here(self, obj: dict[str, Any], method: str, id: t.RequestId) -> ServerEvent:
@@ -336,10 +345,7 @@ class LegacySession:
         body = unstructure(params)
         self.inner.receive_message({"jsonrpc": "2.0", "id": owner, "method": round.method,
                                     "params": body})  # fmt: skip
-        event = self._event(self.inner.next_event())
-        if isinstance(event, Request):
-            event = attrs.evolve(event, round=round.round)
-        return event
+        return self._event(self.inner.next_event(), round.round)
 
     def _fail(self, owner: t.RequestId, message: str, data: Any) -> ServerEvent:
         self._drop_round(owner)
@@ -371,8 +377,8 @@ class LegacySession:
         answered = message["id"]
 
         def commit_answer() -> None:
-            if commit is not None:
-                commit()
+            assert commit is not None  # an answer to a request always moves it
+            commit()
             self._live_params.pop(answered, None)
 
         return out, commit_answer
@@ -388,23 +394,22 @@ class LegacySession:
              **({"params": requests[key]["params"]} if "params" in requests[key] else {})}
             for n, key in waiting.items()
         ]  # fmt: skip
-        previous = self._rounds.get(owner)
 
         def commit_round() -> None:
-            if commit is not None:
-                commit()
+            assert commit is not None
+            commit()
             self._next_id = first + len(waiting)
-            method, params = self._live_params.pop(owner)
-            number = previous.round + 1 if previous is not None else 1
-            self._rounds[owner] = _Round(method, params, result, dict(waiting), round=number)
+            method, params, number = self._live_params.pop(owner)
+            self._rounds[owner] = _Round(method, params, result, dict(waiting), round=number + 1)
             self._asking.update(dict.fromkeys(waiting, owner))
 
         return out, commit_round
 
     def session_notification(self, event: Notification) -> dict[str, Any] | None:
-        """A notification for the whole session (``request_id=None``), or ``None`` when the
-        session does not take it (it asked for a higher log level, it did not subscribe to
-        the URI, the server does not declare the list change)."""
+        """A notification of :data:`SESSION_WIDE` for the whole session
+        (``request_id=None``), or ``None`` when the session does not take it: it asked
+        for a higher log level, it did not subscribe to the URI, the server does not
+        declare the list change."""
         method, params = event.method, event.params
         if method == "notifications/message":
             level = self.log_level
@@ -412,13 +417,10 @@ class LegacySession:
                 return None
             if level is not None and LOG_RANK[params.level] < LOG_RANK[level]:
                 return None
-        elif method in _LIST_CHANGES:
-            if not has_capability(self._server_caps, _LIST_CHANGES[method]):
-                return None
         elif method == "notifications/resources/updated":
             if params.uri not in self.subscriptions:
                 return None
-        else:
+        elif not has_capability(self._server_caps, _LIST_CHANGES[method]):
             return None
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params is not None:

@@ -391,6 +391,10 @@ class ServerConnection(StreamConnection[ServerEvent]):
         if method is None:  # a response: only a legacy session's input requests have them
             return legacy.receive(obj) if legacy is not None else UNROUTED
         if is_modern(obj):
+            if legacy is not None and "id" in obj and legacy.owns(obj["id"]):
+                id = obj["id"]
+                message = f"request id {id!r} is already in flight (BASE-06)"
+                return self._refuse(INVALID_REQUEST, message, id)
             return UNROUTED
         if method == "initialize" and "id" in obj and legacy is None:
             return self._initialize(obj)
@@ -413,7 +417,11 @@ class ServerConnection(StreamConnection[ServerEvent]):
 
     def _initialize(self, obj: dict[str, Any]) -> ServerEvent:
         """Open the legacy session (LEG-01, LEG-02, LEG-05)."""
-        request: lt.InitializeRequest = structure(obj, lt.InitializeRequest)  # bad: refused
+        try:
+            request: lt.InitializeRequest = structure(obj, lt.InitializeRequest)
+        except DecodeError as e:
+            id = obj.get("id")
+            return _refusal(e.error(), id if type(id) in (str, int) else None, e.http_status)
         version = negotiate(request.params.protocol_version, self.legacy_versions)
         inner = self.fresh()
         inner.supported_versions = (version,)
@@ -467,11 +475,11 @@ class ServerConnection(StreamConnection[ServerEvent]):
             return legacy.prepare(event)
         assert legacy is not None
         if isinstance(event, Result | ErrorResponse):
-            return legacy.prepare(event) if legacy.owns(event.id) else None
+            return legacy.prepare(event) if self._is_legacy(legacy, event.id) else None
         if not isinstance(event, Notification):
             return None
         if event.request_id is not None:
-            return legacy.prepare(event) if legacy.owns(event.request_id) else None
+            return legacy.prepare(event) if self._is_legacy(legacy, event.request_id) else None
         params = event.params
         if event.method == "notifications/progress":
             token = getattr(params, "progress_token", None)
@@ -483,6 +491,13 @@ class ServerConnection(StreamConnection[ServerEvent]):
         out, commit = self._rules.prepare(event) or ([], None)
         note = legacy.session_notification(event)
         return ([*out, note] if note is not None else out), commit
+
+    def _is_legacy(self, legacy: LegacySession, id: t.RequestId | None) -> bool:
+        """A send about request ``id`` is the session's: in flight there, or only there
+        remembered (so a send for a cancelled legacy request is dropped, STDIO-13)."""
+        if legacy.owns(id):
+            return True
+        return id not in self._requests.live and legacy.knows(id)
 
     def _in_flight_count(self) -> int:
         if self._legacy is not None:
