@@ -329,9 +329,17 @@ def test_server_settings_split_adapter_options_from_connection_options() -> None
         {"tools/list": len}, client_timeout=3, capabilities=caps
     )
     assert settings.client_timeout == 3 and settings.shutdown_grace == 5.0
-    assert settings.connection_options == {"capabilities": caps}
+    # dual-era by default (issue 15): an adapter's Server serves initialize-era clients too
+    assert settings.connection_options == {
+        "capabilities": caps,
+        "legacy_versions": m.LEGACY_VERSIONS,
+    }
     first, second = settings.connection(), settings.connection()
     assert first is not second and first.capabilities == caps
+    assert first.legacy_versions == m.LEGACY_VERSIONS
+    assert settings.connection(legacy=False).legacy_versions == ()
+    modern_only: ServerSettings[Any] = ServerSettings(legacy_versions=())
+    assert modern_only.connection().legacy_versions == ()
     assert settings.handlers.find("tools/list") is len
 
 

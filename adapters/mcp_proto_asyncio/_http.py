@@ -63,7 +63,7 @@ async def serve_http(
     http_options: dict[str, Any],
 ) -> None:
     http = HTTPServer(connection=server.connection, **http_options)
-    template = server.connection()
+    template = server.connection(legacy=False)  # legacy HTTP sessions: issue 15, next step
     budgets = server.budgets()
 
     slots = asyncio.Semaphore(server.max_connections)

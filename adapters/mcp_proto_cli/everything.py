@@ -86,6 +86,7 @@ TOOLS = [
     tool("test_logging_tool", "Logs, if the request asked for log messages"),
     tool("test_trigger_tool_change", "Changes the tool list and notifies listeners"),
     tool("test_trigger_prompt_change", "Changes the prompt list and notifies listeners"),
+    tool("test_trigger_resource_update", "Changes test://watched-resource, tells subscribers"),
     tool(
         "test_x_mcp_header",
         "Takes a region mirrored into the Mcp-Param-Region header",
@@ -104,6 +105,9 @@ EXTRA_TOOLS: list[dict[str, Any]] = []
 MAX_EXTRA = 16
 CHANGES = threading.Lock()
 EXTRA_PROMPTS: list[dict[str, Any]] = []
+WATCHED = "test://watched-resource"
+#: how many times test_trigger_resource_update changed the watched resource
+WATCHED_CHANGES = [0]
 
 NAME = {
     "method": "elicitation/create",
@@ -213,6 +217,12 @@ async def call_tool(ctx: Any, params: t.CallToolRequestParams) -> Any:
                 target.append(entry)
         await sent(ctx.notify_changed(f"notifications/{kind}/list_changed"))
         return text(f"{kind} list changed")
+    if name == "test_trigger_resource_update":
+        with CHANGES:
+            WATCHED_CHANGES[0] += 1
+        updated = t.ResourceUpdatedNotificationParams(uri=WATCHED)
+        await sent(ctx.notify_changed("notifications/resources/updated", updated))
+        return text(f"{WATCHED} changed")
     if name == "test_x_mcp_header":
         return text(f"region: {(params.arguments or {}).get('region')}")
     return await mrtr_tool(ctx, params, caps)
@@ -297,6 +307,8 @@ async def read_resource(ctx: Any, params: t.ReadResourceRequestParams) -> Any:
     body: dict[str, Any]
     if uri in ("test://static-text", "test://watched-resource"):
         body = {"uri": uri, "mimeType": "text/plain", "text": f"This is the content of {uri}"}
+        if uri == WATCHED and WATCHED_CHANGES[0]:
+            body["text"] += f" (changed {WATCHED_CHANGES[0]} times)"
     elif uri == "test://static-binary":
         body = {"uri": uri, "mimeType": "image/png", "blob": PNG}
     elif uri.startswith("test://template/") and uri.endswith("/data"):

@@ -18,6 +18,7 @@ import attrs
 from mcp_proto import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
+    LEGACY_VERSIONS,
     LOG_LEVELS,
     METHOD_NOT_FOUND,
     METHODS,
@@ -478,15 +479,22 @@ class ServerSettings(Generic[H]):
         self.body_allowance = body_allowance
         self.fanout_queue = fanout_queue
         self.fanout_timeout = fanout_timeout
+        connection_options.setdefault("legacy_versions", LEGACY_VERSIONS)
         self.connection_options = connection_options
         self._template = ServerConnection(**connection_options)  # fails early on bad options
         #: stdio sessions, and HTTP connections holding an open listen: what
         #: ``notify_changed`` reaches
         self._sessions: set[Any] = set()
 
-    def connection(self) -> ServerConnection:
-        """A new connection with this server's settings (one per stdio stream or HTTP request)."""
-        return self._template.fresh()
+    def connection(self, *, legacy: bool = True) -> ServerConnection:
+        """A new connection with this server's settings (one per stdio stream or HTTP request).
+
+        ``legacy=False``: modern only, whatever ``legacy_versions`` says (the HTTP
+        binding's per-request connections, which have no session to serve one in).
+        """
+        if legacy:
+            return self._template.fresh()
+        return self._template.fresh(legacy_versions=())
 
     def budgets(
         self, listens: type[ListenBudget] = ListenBudget, bodies: type[BodyBudget] = BodyBudget

@@ -37,6 +37,7 @@ import attrs
 from mcp_proto import (
     NEED_DATA,
     PAUSED,
+    AnsweredRequest,
     Cancelled,
     ConnectionClosed,
     ErrorResponse,
@@ -228,7 +229,8 @@ class ServerSession(Generic[H, C]):
                 assert self._running, "paused with no handler to resume it"
                 self._paused = True
                 return PAUSED
-            elif isinstance(event, InvalidMessage):
+            elif isinstance(event, InvalidMessage | AnsweredRequest):
+                # a refusal, or a legacy request the core answered (ping, setLevel...)
                 data = conn.send(event)
                 if data:
                     return Write(data)

@@ -69,7 +69,7 @@ def serve_http(
     http_options: dict[str, Any],
 ) -> None:
     http = HTTPServer(connection=server.connection, **http_options)
-    template = server.connection()
+    template = server.connection(legacy=False)  # legacy HTTP sessions: issue 15, next step
     budgets = server.budgets(_LockedListens, _LockedBodies)
     listener = socket.create_server((host, port))
     pool = _Workers(server.max_concurrency)

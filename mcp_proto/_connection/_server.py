@@ -175,12 +175,13 @@ class ServerConnection(StreamConnection[ServerEvent]):
         if self.legacy_versions:
             self._router = self._route
 
-    def fresh(self) -> ServerConnection:
+    def fresh(self, *, legacy_versions: Iterable[str] | None = None) -> ServerConnection:
         """A new connection with this one's configuration and none of its state.
 
         What :meth:`__init__` would build from the same arguments, without
         converting the capabilities and server info again: for servers that
-        make one connection per HTTP request from a template.
+        make one connection per HTTP request from a template.  ``legacy_versions``
+        replaces the template's (``()``: a modern-only copy).
         """
         new = ServerConnection.__new__(ServerConnection)
         StreamConnection.__init__(
@@ -197,6 +198,10 @@ class ServerConnection(StreamConnection[ServerEvent]):
             new._requests, rules.server_info, rules.extensions, logging=rules.logging
         )
         new._legacy = None
+        if legacy_versions is not None:
+            new.legacy_versions = tuple(legacy_versions)
+            if any(v not in LEGACY_VERSIONS for v in new.legacy_versions):
+                raise ValueError(f"legacy versions served: {', '.join(LEGACY_VERSIONS)}")
         if new.legacy_versions:
             new._router = new._route
         return new
@@ -423,10 +428,8 @@ class ServerConnection(StreamConnection[ServerEvent]):
             id = obj.get("id")
             return _refusal(e.error(), id if type(id) in (str, int) else None, e.http_status)
         version = negotiate(request.params.protocol_version, self.legacy_versions)
-        inner = self.fresh()
+        inner = self.fresh(legacy_versions=())
         inner.supported_versions = (version,)
-        inner.legacy_versions = ()
-        inner._router = None
         inner._rules.server_info = None  # legacy results carry no serverInfo stamp
         caps = legacy_capabilities(self._caps_json)
         self._legacy = LegacySession(

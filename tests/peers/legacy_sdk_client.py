@@ -1,0 +1,91 @@
+"""A legacy (``initialize``-era) client: the official Python SDK's last 1.x line.
+
+    uv run --isolated --no-project --with mcp==1.30.0 \
+        python tests/peers/legacy_sdk_client.py CMD...
+
+It starts ``CMD`` as a stdio server, talks to it the 2025-11-25 way, and prints one JSON
+object of what it saw (``tests/test_interop_legacy.py`` reads it).  It runs in an
+environment of its own: the project's environment has the modern SDK.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import anyio
+from mcp import ClientSession, StdioServerParameters, types
+from mcp.client.stdio import stdio_client
+from pydantic import AnyUrl
+
+
+async def main(command: list[str]) -> dict[str, Any]:
+    with anyio.fail_after(60):
+        return await session_report(command)
+
+
+async def session_report(command: list[str]) -> dict[str, Any]:
+    report: dict[str, Any] = {"logs": [], "updated": [], "progress": []}
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        report["logs"].append(params.level)
+
+    async def on_elicit(context: Any, params: Any) -> types.ElicitResult:
+        report["elicit_message"] = params.message
+        return types.ElicitResult(action="accept", content={"name": "Ada"})
+
+    async def on_sample(context: Any, params: Any) -> types.CreateMessageResult:
+        return types.CreateMessageResult(
+            role="assistant", content=types.TextContent(type="text", text="Paris"), model="m"
+        )
+
+    async def on_message(message: Any) -> None:
+        root = getattr(message, "root", None)
+        if isinstance(root, types.ResourceUpdatedNotification):
+            report["updated"].append(str(root.params.uri))
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        report["progress"].append(progress)
+
+    server = StdioServerParameters(command=command[0], args=command[1:])
+    async with (
+        stdio_client(server) as (read, write),
+        ClientSession(
+            read,
+            write,
+            logging_callback=on_log,
+            elicitation_callback=on_elicit,
+            sampling_callback=on_sample,
+            message_handler=on_message,
+        ) as session,
+    ):
+        init = await session.initialize()
+        report["version"] = init.protocolVersion
+        report["server"] = init.serverInfo.name
+        report["capabilities"] = sorted(init.capabilities.model_dump(exclude_none=True))
+        tools = await session.list_tools()
+        report["tools"] = len(tools.tools)
+        await session.call_tool("test_tool_with_progress", {}, progress_callback=on_progress)
+        elicited = await session.call_tool("test_input_required_result_elicitation", {})
+        report["elicited"] = elicited.content[0].text  # type: ignore[union-attr]
+        sampled = await session.call_tool("test_input_required_result_sampling", {})
+        report["sampled"] = sampled.content[0].text  # type: ignore[union-attr]
+        await session.set_logging_level("info")
+        await session.call_tool("test_logging_tool", {})
+        await session.send_ping()
+        uri = AnyUrl("test://watched-resource")
+        await session.subscribe_resource(uri)
+        await session.call_tool("test_trigger_resource_update", {})
+        await session.unsubscribe_resource(uri)
+        await session.call_tool("test_trigger_resource_update", {})
+        await session.send_ping()  # the second update, had it been sent, is in by now
+        read_back = await session.read_resource(uri)
+        report["read"] = read_back.contents[0].uri.unicode_string()
+        result = await session.call_tool("test_simple_text", {})
+        report["result_keys"] = sorted(result.model_dump(exclude_none=True, by_alias=True))
+    return report
+
+
+if __name__ == "__main__":
+    print(json.dumps(anyio.run(main, sys.argv[1:])), flush=True)
