@@ -1,10 +1,13 @@
-"""Memory per in-flight request and per open subscription in a ServerConnection.
+"""Memory per in-flight request, per open subscription, and per idle legacy session.
 
 Opens N requests (``tools/call``) and N subscriptions (``subscriptions/listen``)
 through the public API, measuring with tracemalloc what the connection keeps
 (the request events handed to the application are dropped, as an application
 that answers later would keep only what it needs).  Prints bytes per item at
-several N to show the per-item cost stays flat.
+several N to show the per-item cost stays flat.  A legacy session is what an
+``initialize``-era client costs while it is connected and idle: one dual-era connection
+after ``initialize`` and ``notifications/initialized`` (issue 15's target: under 4 KiB);
+the HTTP binding will keep one per ``Mcp-Session-Id``.
 
     uv run python bench/memory.py [--n 10000]
 """
@@ -62,6 +65,39 @@ def measure(n: int, method: str, params: dict[str, object]) -> float:
     return grown / n
 
 
+INITIALIZE = (
+    b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+    b'"capabilities":{"sampling":{},"elicitation":{},"roots":{"listChanged":true}},'
+    b'"clientInfo":{"name":"bench-client","version":"1.0.0"}}}\n'
+    b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+)
+
+
+def measure_sessions(n: int) -> float:
+    """Bytes per idle legacy session: ``n`` dual-era connections, each initialized."""
+    caps = t.ServerCapabilities(tools=t.ServerCapabilitiesTools(list_changed=True), logging={})
+    template = m.ServerConnection(capabilities=caps, legacy_versions=m.LEGACY_VERSIONS)
+    sessions = []
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.take_snapshot()
+    for _ in range(n):
+        conn = template.fresh()
+        conn.receive_data(INITIALIZE)
+        event = conn.next_event()
+        assert isinstance(event, m.AnsweredRequest), event
+        conn.send(event)
+        assert conn.next_event() is m.NEED_DATA
+        sessions.append(conn)
+        del event
+    gc.collect()
+    after = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    grown = sum(s.size_diff for s in after.compare_to(before, "filename"))
+    assert all(s.legacy is not None and s.legacy.initialized for s in sessions)
+    return grown / n
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--n", type=int, default=10_000)
@@ -72,6 +108,8 @@ def main() -> None:
         sub = measure(n, "subscriptions/listen", listen)
         req = measure(n, "tools/call", call)
         print(f"n={n:>6}: {sub:8.0f} B per open subscription, {req:8.0f} B per in-flight request")
+    for n in (args.n // 10, args.n):
+        print(f"n={n:>6}: {measure_sessions(n):8.0f} B per idle legacy session")
 
 
 if __name__ == "__main__":

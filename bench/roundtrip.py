@@ -10,6 +10,9 @@ request lines, in one process and one run:
 * ``mcp_proto``: ``ServerConnection.receive_data(line)``, ``next_event()`` (the typed
   ``Request``, with every ``_meta`` and capability check), then ``send(Result(...))`` (the send
   rules, the ``resultType`` and ``serverInfo`` stamps, and the encoded line).
+* ``legacy``: the same calls from an ``initialize``-era client (no per-request ``_meta``) in
+  the legacy session of a dual-era ``ServerConnection``: the session fills ``_meta`` in, the
+  modern rules run, and the result goes out without ``resultType`` (issue 15: within 1.5x).
 * ``sdk``: the official SDK (``mcp`` 2.3.0) kernel: a lowlevel ``Server`` with an
   ``on_call_tool`` handler, run by ``Server.run`` over the same in-memory context streams its
   ``stdio_server`` creates; the driver parses each line as ``stdio_server``'s reader does
@@ -59,6 +62,42 @@ def timed(
         cpus.append((time.process_time_ns() - c0) / len(lines) / 1000)
         assert len(out) == len(lines), "every request must be answered"
     return {"wall_us": min(walls), "cpu_us": min(cpus)}
+
+
+def legacy_line(id: int) -> bytes:
+    """The same call from an ``initialize``-era client: no per-request ``_meta``."""
+    return (
+        b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":'
+        b'{"name":"get_weather","arguments":{"location":"New York","units":"metric"}}}\n' % id
+    )
+
+
+LEGACY_OPEN = (
+    b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+    b'"capabilities":{},"clientInfo":{"name":"bench-client","version":"1.0.0"}}}\n'
+    b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+)
+
+
+def ours_legacy(lines: list[bytes]) -> list[bytes]:
+    """``ours`` in a legacy session of a dual-era connection (issue 15)."""
+    caps = t.ServerCapabilities(tools=t.ServerCapabilitiesTools())
+    server = m.ServerConnection(
+        capabilities=caps,
+        server_info=t.Implementation(name="bench-server", version="1.0.0"),
+        legacy_versions=m.LEGACY_VERSIONS,
+    )
+    server.receive_data(LEGACY_OPEN)
+    server.send(server.next_event())
+    out: list[bytes] = []
+    need_data = m.NEED_DATA
+    for line in lines:
+        server.receive_data(line)
+        event = server.next_event()
+        assert event is not need_data and type(event) is m.Request
+        result = t.CallToolResult(content=[t.TextContent(text=TEXT)])
+        out.append(server.send(m.Result(id=event.id, result=result)))
+    return out
 
 
 def ours(lines: list[bytes]) -> list[bytes]:
@@ -126,10 +165,17 @@ def main() -> None:
     sample = ours(lines[:1])[0]
     assert b"partly cloudy" in sample and b'"resultType":"complete"' in sample, sample
     results = {"mcp_proto": timed(ours, lines, repeat)}
+    old = [legacy_line(i) for i in range(1, n + 1)]
+    sample = ours_legacy(old[:1])[0]
+    assert b"partly cloudy" in sample and b"resultType" not in sample, sample
+    results["legacy"] = timed(ours_legacy, old, repeat)
     theirs = sdk_runner()
     if theirs is not None:
         results["sdk"] = timed(theirs, lines, repeat)
-    ratios = {}
+    ratios = {
+        f"legacy/mcp_proto {k[:-3]}": results["legacy"][k] / results["mcp_proto"][k]
+        for k in ("wall_us", "cpu_us")
+    }
     if "sdk" in results:
         for k in ("wall_us", "cpu_us"):
             ratios[f"sdk/mcp_proto {k[:-3]}"] = results["sdk"][k] / results["mcp_proto"][k]

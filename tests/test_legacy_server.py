@@ -123,6 +123,8 @@ def test_leg01_leg02_initialize_is_answered_with_the_session_facts() -> None:
         },
     }
     assert conn.legacy is not None and conn.legacy.version == "2025-11-25"
+    assert conn.legacy.params.client_info.name == "legacy-client"
+    assert conn.legacy.params.capabilities.roots is not None
 
 
 @pytest.mark.parametrize(

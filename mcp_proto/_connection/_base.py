@@ -62,7 +62,9 @@ class StreamConnection(Generic[E]):
         tombstones: int = 4096,
     ) -> None:
         self._lines = LineBuffer(max_message_size)
-        self._inbox: deque[Any] = deque()
+        #: whole messages fed by receive_message; made on first use (an empty deque is
+        #: 600 bytes, and most connections are fed bytes only)
+        self._inbox: deque[Any] | None = None
         self._max_depth = max_depth
         self._error: RemoteProtocolError | None = None
         self._closed: ConnectionClosed | None = None
@@ -93,6 +95,8 @@ class StreamConnection(Generic[E]):
         """
         if self._lines.eof:
             raise RuntimeError("received a message after the end of input")
+        if self._inbox is None:
+            self._inbox = deque()
         self._inbox.append(message)
 
     def next_event(self) -> E | ConnectionClosed | type[NEED_DATA] | type[PAUSED]:
@@ -119,8 +123,9 @@ class StreamConnection(Generic[E]):
             assert event is not None
             return event
         while True:
-            if self._inbox:
-                item = self._inbox.popleft()
+            inbox = self._inbox
+            if inbox:
+                item = inbox.popleft()
             else:
                 try:
                     item = self._lines.next_line()

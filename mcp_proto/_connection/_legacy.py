@@ -135,7 +135,7 @@ class _Inner(Protocol):
 
     @property
     def paused(self) -> bool: ...
-    def receive_message(self, message: dict[str, Any]) -> None: ...
+    def _handle_item(self, item: Any) -> Any: ...
     def request_state(self, id: t.RequestId) -> State: ...
     def next_event(self) -> Any: ...
     def _prepare(self, event: Event) -> tuple[list[dict[str, Any]], Commit | None]: ...
@@ -169,14 +169,13 @@ class LegacySession:
         inner: _Inner,
         *,
         version: str,
-        params: Any,
+        params: dict[str, Any],
         server_caps: Mapping[str, Any],
     ) -> None:
         self.inner = inner
         #: the negotiated version (LEG-05)
         self.version = version
-        #: the client's ``initialize`` params (``InitializeRequestParams`` of 2025-11-25)
-        self.params = params
+        self._params = params
         #: ``notifications/initialized`` arrived (LEG-03)
         self.initialized = False
         #: the level of the last ``logging/setLevel``; ``None``: never set
@@ -184,11 +183,10 @@ class LegacySession:
         #: URIs of ``resources/subscribe`` not yet unsubscribed
         self.subscriptions: set[str] = set()
         self._server_caps = server_caps
-        raw = unstructure(params)
         self._meta = {
             _VERSION_KEY: version,
-            _CAPS_KEY: raw.get("capabilities") or {},
-            _INFO_KEY: raw.get("clientInfo"),
+            _CAPS_KEY: params.get("capabilities") or {},
+            _INFO_KEY: params.get("clientInfo"),
         }
         self._next_id = 0
         #: retry-capable requests in flight: id -> (method, params, round), for the next round
@@ -196,6 +194,12 @@ class LegacySession:
         self._rounds: dict[t.RequestId, _Round] = {}
         #: server request id -> the client request it asks for
         self._asking: dict[int, t.RequestId] = {}
+
+    @property
+    def params(self) -> lt.InitializeRequestParams:
+        """The client's ``initialize`` params (2025-11-25), structured on each access: the
+        session keeps only their JSON (``client_info``, ``capabilities``...)."""
+        return structure(self._params, lt.InitializeRequestParams)
 
     # -- what the owner asks -------------------------------------------------
 
@@ -255,12 +259,12 @@ class LegacySession:
         """Offer the held request again (the inner connection was at ``max_in_flight``)."""
         return self._event(self.inner.next_event())
 
-    def _to_inner(self, obj: dict[str, Any]) -> ServerEvent | type[PAUSED] | None:
-        self.inner.receive_message(obj)
-        return self._event(self.inner.next_event())
+    def _to_inner(self, obj: dict[str, Any], round: int = 0) -> ServerEvent | type[PAUSED] | None:
+        # straight to the message handling: no inbox, no framing (the owner framed it)
+        return self._event(self.inner._handle_item(obj), round)
 
     def _event(self, event: Any, round: int = 0) -> ServerEvent | type[PAUSED] | None:
-        if event is NEED_DATA:  # dropped by the inner connection
+        if event is None or event is NEED_DATA:  # dropped by the inner connection
             return None
         if isinstance(event, Request) and METHODS[event.method].input_required_allowed:
             if round:
@@ -343,9 +347,8 @@ class LegacySession:
             request_state=round.result.get("requestState"),
         )
         body = unstructure(params)
-        self.inner.receive_message({"jsonrpc": "2.0", "id": owner, "method": round.method,
-                                    "params": body})  # fmt: skip
-        return self._event(self.inner.next_event(), round.round)
+        message = {"jsonrpc": "2.0", "id": owner, "method": round.method, "params": body}
+        return self._to_inner(message, round.round)
 
     def _fail(self, owner: t.RequestId, message: str, data: Any) -> ServerEvent:
         self._drop_round(owner)

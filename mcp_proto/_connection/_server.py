@@ -95,6 +95,7 @@ _CONFIGURATION = (
     "max_in_flight",
     "max_subscriptions",
     "_caps_json",
+    "_legacy_caps",
     "_guards",
 )
 
@@ -163,6 +164,7 @@ class ServerConnection(StreamConnection[ServerEvent]):
         self.max_in_flight = max_in_flight
         self.max_subscriptions = max_subscriptions
         self._caps_json = unstructure(self.capabilities)
+        self._legacy_caps = legacy_capabilities(self._caps_json)
         self._guards = GuardConfig(extensions=self.extensions)
         self._requests = RequestTracker(self._gone, self._guards)
         self._rules = ServerRules(
@@ -431,9 +433,9 @@ class ServerConnection(StreamConnection[ServerEvent]):
         inner = self.fresh(legacy_versions=())
         inner.supported_versions = (version,)
         inner._rules.server_info = None  # legacy results carry no serverInfo stamp
-        caps = legacy_capabilities(self._caps_json)
+        caps = self._legacy_caps
         self._legacy = LegacySession(
-            inner, version=version, params=request.params, server_caps=caps
+            inner, version=version, params=obj["params"], server_caps=caps
         )
         result: dict[str, Any] = {
             "protocolVersion": version,
