@@ -67,6 +67,37 @@ def example_messages() -> list[Any]:
     return out
 
 
+def legacy_seeds() -> list[bytes]:
+    """``initialize``-era streams for the dual-era server (issue 15)."""
+    init = _line({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {"sampling": {}},
+                   "clientInfo": {"name": "fuzz", "version": "1"}},
+    })  # fmt: skip
+    initialized = _line({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    calls = [
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+         "params": {"name": "x", "_meta": {"progressToken": 1}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel", "params": {"level": "error"}},
+        {"jsonrpc": "2.0", "id": 4, "method": "resources/subscribe", "params": {"uri": "a://b"}},
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/list"},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}},
+        {"jsonrpc": "2.0", "id": 0, "result": {"action": "accept"}},
+        {"jsonrpc": "2.0", "id": 6, "method": "initialize", "params": {}},
+        {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"},
+        {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+         "params": {"name": "y", "_meta": META}},
+    ]  # fmt: skip
+    body = b"".join(_line(c) for c in calls)
+    return [
+        init + initialized + body,
+        _line(calls[1]) + init + body,  # ping before initialize (LEG-04)
+        body + init,  # requests before initialize
+        init + init,
+    ]
+
+
 def seeds(kind: str) -> list[bytes]:
     messages = example_messages()
     if kind == "messages":
@@ -83,7 +114,8 @@ def seeds(kind: str) -> list[bytes]:
             "params": {"requestId": to_server[0].get("id", 0)},
         }
         out.append(out[0] + _line(cancel) + out[0])
-        return out
+        return out + legacy_seeds()
+
     if kind == "client":
         out = []
         for v in messages:

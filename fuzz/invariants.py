@@ -7,7 +7,8 @@ undocumented exception escape) when the library breaks a promise:
   ``RemoteProtocolError`` for lost framing);
 * at most one response per received request, never one to a notification or a
   response (BASE-18, PAT-03);
-* every message the library emits is valid against the 2026-07-28 schema;
+* every message the library emits is valid against the 2026-07-28 schema (a dual-era
+  server's: against 2026-07-28 or, for what it sends a legacy session, 2025-11-25);
 * the events are the same whether the bytes arrive in one chunk, byte by byte,
   or in two pieces split anywhere.
 
@@ -30,6 +31,7 @@ import mcp_proto as m
 from mcp_proto import types as t
 
 SPEC = Path(__file__).resolve().parent.parent.parent / "shared" / "spec" / "2026-07-28"
+LEGACY_SPEC = SPEC.parent / "2025-11-25"
 TERMINAL = (
     m.Result,
     m.ErrorResponse,
@@ -43,9 +45,9 @@ BYTEWISE_LIMIT = 2048
 
 
 @cache
-def _validator() -> Any:
+def _validator(spec: Path = SPEC) -> Any:
     """A JSON Schema validator for ``JSONRPCMessage``, or ``None`` without the spec data."""
-    path = SPEC / "schema.json"
+    path = spec / "schema.json"
     if not path.exists():
         return None
     import jsonschema
@@ -55,8 +57,11 @@ def _validator() -> Any:
     return jsonschema.Draft202012Validator(root)
 
 
-def check_valid_output(data: bytes) -> list[Any]:
-    """Every line of ``data`` is one compact message valid against the schema."""
+def check_valid_output(data: bytes, *, legacy: bool = False) -> list[Any]:
+    """Every line of ``data`` is one compact message valid against the schema.
+
+    ``legacy``: the output of a dual-era server, valid against 2026-07-28 or 2025-11-25.
+    """
     if not data:
         return []
     assert data.endswith(b"\n") and data.count(b"\n") == data.count(b"}\n"), data[:200]
@@ -65,6 +70,9 @@ def check_valid_output(data: bytes) -> list[Any]:
     for message in messages:
         if validator is not None:
             errors = sorted(validator.iter_errors(message), key=str)
+            old = _validator(LEGACY_SPEC) if legacy and errors else None
+            if old is not None and not any(old.iter_errors(message)):
+                continue
             assert not errors, f"emitted message breaks the schema: {errors[0].message}"
     return messages
 
@@ -156,12 +164,24 @@ def new_server() -> m.ServerConnection:
     return m.ServerConnection(capabilities=caps, max_in_flight=16, max_subscriptions=4)
 
 
+def new_dual_server() -> m.ServerConnection:
+    """``new_server``, dual-era: an ``initialize`` in the input opens a legacy session."""
+    server = new_server()
+    return server.fresh(legacy_versions=m.LEGACY_VERSIONS)
+
+
 def check_server_stream(data: bytes) -> None:
     """A server fed ``data`` (client bytes) answers correctly and chunking changes nothing."""
-    runs = [_run(new_server(), chunks) for chunks in _pieces(data)]
-    for other in runs[1:]:
-        assert other == runs[0], "events depend on how the bytes were chunked"
-    server = new_server()
+    for make in (new_server, new_dual_server):
+        runs = [_run(make(), chunks) for chunks in _pieces(data)]
+        for other in runs[1:]:
+            assert other == runs[0], "events depend on how the bytes were chunked"
+        _check_answers(make(), data, legacy=make is new_dual_server)
+
+
+def _check_answers(server: m.ServerConnection, data: bytes, *, legacy: bool) -> None:
+    """At most one response per request; a dual-era server answers nothing it was not
+    asked, and nothing for a session before its ``initialize`` (LEG-01)."""
     answered: Counter[Any] = Counter()
     asked = _request_ids(data)
 
@@ -171,9 +191,14 @@ def check_server_stream(data: bytes) -> None:
             assert (out == b"") == (event.reply is None)
         elif isinstance(event, m.Request):
             out = server.send(_answer(event))
+        elif isinstance(event, m.AnsweredRequest):
+            assert legacy, "only a dual-era server answers requests itself"
+            out = server.send(event)
+            if event.method != "ping":  # ping may come before initialize (LEG-04)
+                assert server.legacy is not None, "answered for a session never opened"
         else:
             return
-        for message in check_valid_output(out):
+        for message in check_valid_output(out, legacy=legacy):
             assert "method" not in message  # a server only answers here
             answered[message.get("id")] += 1
 

@@ -502,6 +502,10 @@ def test_error_responses_for_legacy_requests_are_plain_json_rpc() -> None:
         {"jsonrpc": "2.0", "id": 1.5, "method": "tools/list"},
         {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": [1]},
         {"jsonrpc": "1.0", "id": 1, "method": "tools/list"},
+        {"jsonrpc": "1.0", "id": 1, "method": "ping"},
+        # found by the fuzzer: a method or an id that is an object (unhashable)
+        {"jsonrpc": "2.0", "id": 3, "method": {"level": "error"}},
+        {"jsonrpc": "2.0", "id": {"a": 1}, "method": "tools/list"},
     ],
 )
 def test_malformed_legacy_requests_get_the_codec_refusal(message: dict[str, Any]) -> None:

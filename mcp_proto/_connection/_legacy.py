@@ -205,6 +205,8 @@ class LegacySession:
 
     def owns(self, id: object) -> bool:
         """Request ``id`` is this session's: in flight in it, or waiting for input."""
+        if type(id) is not str and type(id) is not int:  # from the peer: maybe unhashable
+            return False
         return id in self.inner._requests.live or id in self._rounds
 
     def knows(self, id: object) -> bool:
@@ -226,6 +228,8 @@ class LegacySession:
         method = obj.get("method")
         if method is None:
             return self._on_response(obj)
+        if type(method) is not str or obj.get("jsonrpc") != "2.0":
+            return self._to_inner(obj)  # the codec words the refusal (-32600)
         if "id" not in obj:
             return self._on_notification(obj, method)
         id = obj["id"]

@@ -411,8 +411,8 @@ class ServerConnection(StreamConnection[ServerEvent]):
                 target = params.get("requestId") if type(params) is dict else None
                 if type(target) in (str, int) and not legacy.owns(target):
                     return UNROUTED  # it cancels a modern request
-            if "id" in obj and obj["id"] in self._requests.live:
-                id = obj["id"]
+            id = obj.get("id")
+            if (type(id) is str or type(id) is int) and id in self._requests.live:
                 message = f"request id {id!r} is already in flight (BASE-06)"
                 return self._refuse(INVALID_REQUEST, message, id)
             return legacy.receive(obj)
