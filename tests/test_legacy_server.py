@@ -391,7 +391,7 @@ def test_mrtr_bridge_cancel_while_waiting_drops_the_round() -> None:
     conn = opened()
     _input_round(conn, ELICIT)
     cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}}
-    assert events(conn, cancel) == []
+    assert events(conn, cancel) == [m.Cancelled(id=5, reason=None)]
     assert events(conn, {"jsonrpc": "2.0", "id": 0, "result": {"action": "accept"}}) == []
     assert conn.in_flight() == ()
 

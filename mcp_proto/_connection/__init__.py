@@ -45,6 +45,7 @@ from ._events import (
 from ._extensions import Extension
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
 from ._guards import GUARDS, RECEIVED, GuardConfig, narrowed
+from ._legacy import is_modern
 from ._requests import (
     DEFAULT_REFUSAL,
     DROP,
@@ -84,6 +85,7 @@ __all__ = [
     "DEFAULT_MAX_MESSAGE_SIZE",
     "DEFAULT_SERVER_INFO",
     "LEGACY_VERSIONS",
+    "is_modern",
     "ErrorResponse",
     "ClientEvent",
     "Event",

@@ -55,6 +55,7 @@ from ._events import (
     NEED_DATA,
     PAUSED,
     AnsweredRequest,
+    Cancelled,
     ErrorResponse,
     Event,
     InvalidMessage,
@@ -310,9 +311,10 @@ class LegacySession:
             params = obj.get("params")
             target = params.get("requestId") if type(params) is dict else None
             if (type(target) is str or type(target) is int) and self._drop_round(target):
-                # cancelled while the client was asked for input: the handler is not
-                # running, so there is nothing to cancel but the round (CANCEL-10)
-                return None
+                # cancelled while the client was asked for input: no handler runs, the
+                # round is dropped; the event ends whatever serves the request's stream
+                reason = params.get("reason")  # type: ignore[union-attr]
+                return Cancelled(id=target, reason=reason if type(reason) is str else None)
         event = self._to_inner(obj)
         return None if event is PAUSED else event  # type: ignore[return-value]
 

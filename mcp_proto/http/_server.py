@@ -54,7 +54,6 @@ from typing import Any, Final, TypeAlias
 from urllib.parse import parse_qs
 
 import orjson
-from attrs import frozen
 
 from .. import types as t
 from .._codec import DEFAULT_MAX_DEPTH, loads
@@ -77,6 +76,18 @@ from .._errors import (
 )
 from ._auth import Challenge, ProtectedResource
 from ._headers import Headers, RawHeaders
+from ._legacy import route_legacy
+from ._replies import (
+    _JSON,
+    Reply,
+    ResponseData,
+    ResponseEnd,
+    ResponsePart,
+    ResponseStart,
+    _error_reply,
+    reply_parts,
+)
+from ._sessions import HTTPSession, SessionTable
 from ._sse import KEEPALIVE, sse_message
 from ._validate import admits, mirrored_header_problem
 from .host import AllowList, Refusal, check_head
@@ -98,7 +109,6 @@ __all__ = [
 DEFAULT_ALLOWED_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "[::1]"})
 #: Default bound on a POST body: 4 MiB.
 DEFAULT_MAX_BODY_SIZE: Final = 4 * 1024 * 1024
-_JSON: Final = ("content-type", "application/json")
 _SSE_HEADERS: Final = (
     ("content-type", "text/event-stream"),
     ("cache-control", "no-cache"),
@@ -111,56 +121,7 @@ _TOKEN_IN_QUERY: Final = Challenge(
     status=400, error="invalid_request", description="access tokens go in the Authorization header"
 )
 
-Header: TypeAlias = tuple[str, str]
 ToolLookup: TypeAlias = Mapping[str, t.Tool] | Callable[[str], t.Tool | None]
-
-
-@frozen(kw_only=True)
-class ResponseStart:
-    """The status line and headers (lowercase names) of the response."""
-
-    status: int
-    headers: tuple[Header, ...]
-
-
-@frozen(kw_only=True)
-class ResponseData:
-    """A piece of the response body: a whole JSON body or one or more SSE frames."""
-
-    data: bytes
-
-
-@frozen(kw_only=True)
-class ResponseEnd:
-    """The response is complete (for SSE: the stream ends)."""
-
-
-ResponsePart: TypeAlias = ResponseStart | ResponseData | ResponseEnd
-
-
-@frozen(kw_only=True)
-class Reply:
-    """The binding answered this HTTP request itself; ``exchange.send(reply)`` gives the parts.
-
-    ``error`` is the JSON-RPC error in the body, if any; ``notification`` the
-    notification a ``202`` accepted, when the core recognised one (an
-    extension's).
-    """
-
-    status: int
-    headers: tuple[Header, ...] = ()
-    body: bytes = b""
-    error: t.Error | None = None
-    notification: Notification | None = None
-
-
-def reply_parts(reply: Reply) -> list[ResponsePart]:
-    """The response parts of a :class:`Reply` (with its ``Content-Length``)."""
-    headers = (*reply.headers, ("content-length", str(len(reply.body))))
-    start = ResponseStart(status=reply.status, headers=headers)
-    if reply.body:
-        return [start, ResponseData(data=reply.body), ResponseEnd()]
-    return [start, ResponseEnd()]
 
 
 class _Mode(Enum):
@@ -169,16 +130,6 @@ class _Mode(Enum):
     APP = "the application owns the request"
     STREAM = "streaming SSE"
     DONE = "done"
-
-
-def _error_reply(status: int, error: t.Error, id: t.RequestId | None = None) -> Reply:
-    message: dict[str, Any] = {"jsonrpc": "2.0"}
-    if id is not None:
-        message["id"] = id
-    message["error"] = {"code": error.code, "message": error.message}
-    if error.data is not None:
-        message["error"]["data"] = error.data
-    return Reply(status=status, headers=(_JSON,), body=orjson.dumps(message), error=error)
 
 
 def _mismatch(message: str, id: t.RequestId | None) -> Reply:
@@ -198,7 +149,9 @@ class HTTPServer:
     that is not ``host[:port]`` is still ``400``).  ``tools`` gives the server's
     tools by name so ``Mcp-Param-*`` headers are checked against their
     ``x-mcp-header`` annotations.  ``auth`` protects the endpoint and serves
-    the metadata document.
+    the metadata document.  ``sessions`` makes the endpoint dual-era: the
+    ``initialize``-era sessions live there (:mod:`mcp_proto.http._legacy` has the
+    routing; ``docs/dual-era.md``); without it the endpoint is modern only.
     """
 
     def __init__(
@@ -212,8 +165,10 @@ class HTTPServer:
         max_depth: int = DEFAULT_MAX_DEPTH,
         tools: ToolLookup | None = None,
         auth: ProtectedResource | None = None,
+        sessions: SessionTable | None = None,
     ) -> None:
         self.connection = connection
+        self.sessions = sessions
         self.endpoint = endpoint
         self.allowed_hosts = None if allowed_hosts is None else AllowList.of(allowed_hosts)
         self.allowed_origins = (
@@ -271,7 +226,8 @@ class ServerExchange:
         self.headers = headers
         self._body = bytearray()
         self._conn: ServerConnection | None = None
-        self._event: Request | Reply | None = None  #: ready for next_event (READY)
+        #: ready for next_event (READY); in STREAM mode, a legacy request's next event
+        self._event: Request | Reply | InvalidMessage | Cancelled | None = None
         #: the id of the request the application is answering, once there is one
         self.request_id: t.RequestId | None = None
         self._json_ok = admits(headers.get("accept"), "application/json")
@@ -279,6 +235,8 @@ class ServerExchange:
         #: notifications dropped because the client did not accept an event stream
         self.dropped_notifications = 0
         self._mode = _Mode.BODY
+        #: the legacy session this exchange serves a request of (``_attach``)
+        self._session: HTTPSession | None = None
         reply = self._check_head()
         if reply is not None:
             self._ready(reply)
@@ -317,8 +275,17 @@ class ServerExchange:
             body, self._body = bytes(self._body), bytearray()
             self._ready(self._process(body))
 
-    def next_event(self) -> Request | Reply | type[NEED_DATA]:
-        """The :class:`Request` for the application or a :class:`Reply`, once; else NEED_DATA."""
+    def next_event(self) -> Request | Reply | InvalidMessage | Cancelled | type[NEED_DATA]:
+        """The :class:`Request` for the application or a :class:`Reply`, once; else NEED_DATA.
+
+        In a legacy session, an exchange streaming input requests later gives the next
+        round of its request (a :class:`Request`), the error that ended it (an
+        :class:`InvalidMessage`: ``send`` it) or its cancellation (a
+        :class:`Cancelled`), once the client's answers arrived on other requests.
+        """
+        if self._mode is _Mode.STREAM and self._event is not None:
+            resumed, self._event = self._event, None
+            return resumed
         if self._mode is not _Mode.READY:
             return NEED_DATA
         event, self._event = self._event, None
@@ -380,6 +347,9 @@ class ServerExchange:
         final = any(self._is_final(m) for m in messages)
         if not messages:
             return []
+        session = self._session
+        if session is not None and not final and any("id" in m for m in messages):
+            session.waiting[self.request_id] = self  # input requests: the answers resume it
         response = not isinstance(event, Notification)
         if self._mode is _Mode.APP and final and response and (self._json_ok or not self._sse_ok):
             self._mode = _Mode.DONE
@@ -483,7 +453,8 @@ class ServerExchange:
             return Reply(status=200, headers=(_JSON,), body=body)
         if path != server.endpoint:
             return Reply(status=404)
-        if self.method != "POST":
+        legacy = server.sessions is not None and self.method in ("GET", "DELETE")
+        if self.method != "POST" and not legacy:
             return Reply(status=405, headers=(("allow", "POST"),))
         if auth is not None and "access_token" in parse_qs(target.query):
             return server.challenge_reply(_TOKEN_IN_QUERY)  # edge 111: never in the URI
@@ -508,7 +479,20 @@ class ServerExchange:
             return Reply(status=413, headers=(("connection", "close"),))
         return None
 
+    def _attach(self, conn: ServerConnection, request: Request, session: HTTPSession) -> None:
+        """Serve ``request`` of a legacy session (the routing found it)."""
+        self._conn, self.request_id, self._session = conn, request.id, session
+
+    def _resume(self, event: Request | InvalidMessage | Cancelled) -> None:
+        """The client answered this exchange's input requests (or cancelled): next event."""
+        self._event = event
+
     def _process(self, body: bytes) -> Reply | Request:
+        sessions = self.server.sessions
+        if sessions is not None:
+            routed = route_legacy(self, sessions, body)
+            if routed is not None:
+                return routed
         try:
             obj = loads(body, self.server.max_depth)
         except DecodeError as e:

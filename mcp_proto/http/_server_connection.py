@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from .._connection import NEED_DATA, Cancelled, ConnectionClosed, Event, Request
+from .._connection import NEED_DATA, Cancelled, ConnectionClosed, Event, InvalidMessage, Request
 from .._errors import LocalProtocolError
 from ._headers import Headers
 from ._server import (
@@ -106,7 +106,9 @@ class HTTPServerConnection:
         """Bytes from the client; ``b""`` when it closed its side."""
         self._wire.receive_data(data)
 
-    def next_event(self) -> Request | Reply | Cancelled | ConnectionClosed | type[NEED_DATA]:
+    def next_event(
+        self,
+    ) -> Request | Reply | InvalidMessage | Cancelled | ConnectionClosed | type[NEED_DATA]:
         wire = self._wire
         while True:
             ex = self.exchange

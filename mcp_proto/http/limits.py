@@ -30,7 +30,8 @@ from .. import types as t
 from .._errors import INTERNAL_ERROR
 from ._auth import bearer_token
 from ._headers import Headers
-from ._server import HTTPServer, Reply, _error_reply
+from ._replies import Reply, _error_reply
+from ._server import HTTPServer
 
 __all__ = [
     "BODY_REFUSAL",

@@ -1,0 +1,159 @@
+"""The ``initialize``-era half of a dual-era HTTP endpoint (LEG-10..17, LEG-19).
+
+:class:`~mcp_proto.http.HTTPServer` with ``sessions=SessionTable(...)`` routes each
+request by shape before its modern checks:
+
+=========================================================  =======================
+request                                                    answer
+=========================================================  =======================
+POST ``initialize`` (no modern ``_meta``), no session id   a new session: the
+                                                           ``InitializeResult``
+                                                           with ``Mcp-Session-Id``
+POST with an ``Mcp-Session-Id`` the table does not hold    404 (LEG-16)
+POST with a session, ``MCP-Protocol-Version`` another      400 (LEG-17)
+version than the session's
+POST of a JSON-RPC response or notification, in a session  202 (LEG-11)
+POST of a request in a session                             the session's events
+DELETE with a session id                                   200, the session ends;
+                                                           404 if unknown
+GET or DELETE without a session id                         400
+GET with a session id                                      405: no standalone
+                                                           stream (LEG-13 allows)
+anything else                                              the modern path,
+                                                           unchanged (it ignores
+                                                           ``Mcp-Session-Id``)
+=========================================================  =======================
+
+A response that completes a round of input requests (the MRTR bridge, see
+``docs/dual-era.md``) gives the next round of the original request, or the error
+that ends it, to the exchange still streaming that request: its ``next_event``
+returns it, and the ``202`` :class:`Reply` names that exchange in ``resumed`` so the
+host wakes whoever serves it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from .. import types as t
+from .._codec import loads
+from .._connection import (
+    NEED_DATA,
+    AnsweredRequest,
+    Cancelled,
+    InvalidMessage,
+    Request,
+    is_modern,
+)
+from .._errors import INTERNAL_ERROR, INVALID_REQUEST, DecodeError
+from ._replies import _JSON, Reply, _error_reply
+
+if TYPE_CHECKING:
+    from ._server import ServerExchange
+    from ._sessions import HTTPSession, SessionTable
+
+__all__ = ["route_legacy"]
+
+_SESSION_HEADER = "mcp-session-id"
+
+
+def route_legacy(
+    ex: ServerExchange, sessions: SessionTable, body: bytes
+) -> Reply | Request | None:
+    """What the legacy half makes of this request; ``None``: the modern path takes it."""
+    sid = ex.headers.get(_SESSION_HEADER)
+    if ex.method in ("GET", "DELETE"):
+        return _get_or_delete(ex, sessions, sid)
+    if sid is None:
+        return _maybe_initialize(ex, sessions, body)
+    session = sessions.get(sid)
+    if session is None:
+        return _error(404, INVALID_REQUEST, f"session {sid!r} not found (LEG-16)")
+    version = ex.headers.get("mcp-protocol-version")
+    if version is not None and version != session.version:
+        message = f"MCP-Protocol-Version {version!r} is not the session's {session.version!r}"
+        return _error(400, INVALID_REQUEST, message + " (LEG-17)")
+    try:
+        obj = loads(body, ex.server.max_depth)
+    except DecodeError as e:
+        return _error(e.http_status, e.code, e.message)
+    return _in_session(ex, session, obj)
+
+
+def _get_or_delete(ex: ServerExchange, sessions: SessionTable, sid: str | None) -> Reply:
+    if sid is None:
+        return _error(400, INVALID_REQUEST, f"{ex.method} needs an Mcp-Session-Id")
+    if ex.method == "DELETE":
+        if sessions.end(sid):
+            return Reply(status=200)
+        return _error(404, INVALID_REQUEST, f"session {sid!r} not found (LEG-16)")
+    if sid not in sessions:
+        return _error(404, INVALID_REQUEST, f"session {sid!r} not found (LEG-16)")
+    return Reply(status=405, headers=(("allow", "POST, DELETE"),))
+
+
+def _maybe_initialize(ex: ServerExchange, sessions: SessionTable, body: bytes) -> Reply | None:
+    try:
+        obj = loads(body, ex.server.max_depth)
+    except DecodeError:
+        return None  # the modern path words the refusal
+    if type(obj) is not dict or obj.get("method") != "initialize" or is_modern(obj):
+        return None
+    conn = ex.server.connection()
+    if not conn.legacy_versions:
+        return None  # modern only: -32601 naming the versions (LEG-22)
+    conn.receive_message(obj)
+    event = conn.next_event()
+    if isinstance(event, InvalidMessage):
+        assert event.reply is not None
+        return _error(event.http_status, event.error.code, event.error.message, event.reply.id)
+    assert isinstance(event, AnsweredRequest) and conn.legacy is not None
+    session = sessions.open(conn, conn.legacy.version)
+    if session is None:
+        message = f"too many open sessions (limit {sessions.max_sessions})"
+        return _error(503, INTERNAL_ERROR, message, event.id)
+    body = orjson.dumps(event.reply)
+    return Reply(status=200, headers=(_JSON, (_SESSION_HEADER, session.id)), body=body)
+
+
+def _in_session(ex: ServerExchange, session: HTTPSession, obj: Any) -> Reply | Request:
+    conn = session.conn
+    is_call = type(obj) is dict and "method" in obj and "id" in obj
+    conn.receive_message(obj)
+    event = conn.next_event()
+    if not is_call:  # a response or a notification (LEG-11)
+        resumed = None
+        if isinstance(event, Request | InvalidMessage) and type(obj) is dict:
+            if "method" not in obj:  # an answer that ended a round of input requests
+                owner = event.id if isinstance(event, Request) else _reply_id(event)
+                resumed = session.waiting.pop(owner, None)
+                if resumed is not None:
+                    resumed._resume(event)
+            elif isinstance(event, InvalidMessage):
+                return _error(event.http_status, event.error.code, event.error.message)
+        if isinstance(event, Cancelled):
+            waiting = session.waiting.pop(event.id, None)
+            if waiting is not None:
+                waiting._resume(event)
+            resumed = waiting
+        return Reply(status=202, resumed=resumed)
+    if event is NEED_DATA or event is None:  # pragma: no cover - a call is always answered
+        raise AssertionError("a request gave no event")
+    if isinstance(event, AnsweredRequest):  # ping, logging/setLevel, subscribe...
+        return Reply(status=200, headers=(_JSON,), body=orjson.dumps(event.reply))
+    if isinstance(event, InvalidMessage):
+        assert event.reply is not None
+        return _error(event.http_status, event.error.code, event.error.message, event.reply.id)
+    assert isinstance(event, Request), event
+    ex._attach(conn, event, session)
+    return event
+
+
+def _reply_id(event: InvalidMessage) -> Any:
+    return event.reply.id if event.reply is not None else None
+
+
+def _error(status: int, code: int, message: str, id: t.RequestId | None = None) -> Reply:
+    return _error_reply(status, t.Error(code=code, message=message), id)

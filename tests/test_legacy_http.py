@@ -1,0 +1,314 @@
+"""Legacy (``initialize``-era) sessions on a dual-era Streamable HTTP endpoint (LEG-10..19).
+
+The pure binding (``HTTPServer.handle``) with a ``SessionTable``; test names cite the
+requirement IDs of ``notes/spec-base.md``.
+"""
+
+from __future__ import annotations
+
+from itertools import count
+from typing import Any
+
+import orjson
+import pytest
+
+import mcp_proto as m
+from mcp_proto import types as t
+from mcp_proto.http import HTTPServer, Reply, ResponseData, ResponseStart, SessionTable
+
+CAPS = t.ServerCapabilities(
+    tools=t.ServerCapabilitiesTools(),
+    resources=t.ServerCapabilitiesResources(subscribe=True),
+    logging={},
+)
+HEAD = [
+    ("host", "localhost"),
+    ("content-type", "application/json"),
+    ("accept", "application/json, text/event-stream"),
+]
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "legacy", "version": "1"},
+    },
+}
+
+
+def counting_token(size: int) -> bytes:
+    """A deterministic id source for tests (the adapters pass ``secrets.token_bytes``)."""
+    return next(_COUNTER).to_bytes(size, "big")
+
+
+_COUNTER = count(1)
+
+
+def endpoint(**kw: Any) -> HTTPServer:
+    template = m.ServerConnection(
+        capabilities=CAPS, legacy_versions=kw.pop("legacy_versions", m.LEGACY_VERSIONS)
+    )
+    sessions = kw.pop("sessions", None)
+    if sessions is None:  # (an empty table is falsy: it has a length)
+        sessions = SessionTable(token=counting_token)
+    return HTTPServer(connection=template.fresh, sessions=sessions, **kw)
+
+
+def post(server: HTTPServer, body: Any, *headers: tuple[str, str]) -> Any:
+    ex = server.handle("POST", "/mcp", [*HEAD, *headers], orjson.dumps(body))
+    return ex, ex.next_event()
+
+
+def parts_of(ex: Any, event: Any) -> tuple[int, dict[str, str], list[Any]]:
+    parts = ex.send(event)
+    start = parts[0]
+    assert isinstance(start, ResponseStart)
+    data = b"".join(p.data for p in parts if isinstance(p, ResponseData))
+    headers = dict(start.headers)
+    if headers.get("content-type") == "text/event-stream":
+        bodies = [
+            orjson.loads(line[5:]) for line in data.split(b"\n") if line.startswith(b"data:")
+        ]
+    else:
+        bodies = [orjson.loads(data)] if data else []
+    return start.status, headers, bodies
+
+
+def opened(server: HTTPServer | None = None) -> tuple[HTTPServer, str]:
+    server = server or endpoint()
+    _ex, reply = post(server, INIT)
+    assert isinstance(reply, Reply) and reply.status == 200
+    sid = dict(reply.headers)["mcp-session-id"]
+    note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    _, ack = post(server, note, ("mcp-session-id", sid))
+    assert isinstance(ack, Reply) and ack.status == 202
+    return server, sid
+
+
+def test_leg16_initialize_opens_a_session_with_a_visible_ascii_id() -> None:
+    server = endpoint()
+    _ex, reply = post(server, INIT)
+    sid = dict(reply.headers)["mcp-session-id"]
+    assert len(sid) == 32 and all(0x21 <= ord(c) <= 0x7E for c in sid)
+    body = orjson.loads(reply.body)
+    assert body["id"] == 0 and body["result"]["protocolVersion"] == "2025-11-25"
+    assert "resultType" not in body["result"]
+    assert sid in server.sessions  # type: ignore[operator]
+
+
+def test_leg16_ids_come_from_the_injected_source() -> None:
+    seen: list[int] = []
+
+    def source(size: int) -> bytes:
+        seen.append(size)
+        return b"\xab" * size
+
+    _, reply = post(endpoint(sessions=SessionTable(token=source)), INIT)
+    assert dict(reply.headers)["mcp-session-id"] == "ab" * 16 and seen == [16]
+
+
+def test_a_broken_id_source_is_refused_not_looped_on() -> None:
+    server = endpoint(sessions=SessionTable(token=lambda n: b"\x01" * n))
+    post(server, INIT)
+    with pytest.raises(RuntimeError, match="repeated"):
+        post(server, INIT)
+
+
+def test_leg11_requests_in_a_session_are_served_as_legacy() -> None:
+    server, sid = opened()
+    ex, request = post(
+        server,
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x"}},
+        ("mcp-session-id", sid),
+        ("mcp-protocol-version", "2025-11-25"),
+    )
+    assert isinstance(request, m.Request) and request.params.meta.protocol_version == "2025-11-25"
+    status, headers, (body,) = parts_of(ex, m.Result(id=1, result=t.CallToolResult(content=[])))
+    assert status == 200 and body == {"jsonrpc": "2.0", "id": 1, "result": {"content": []}}
+    assert "mcp-session-id" not in headers
+
+
+@pytest.mark.parametrize(
+    ("method", "params"),
+    [("ping", None), ("logging/setLevel", {"level": "info"}),
+     ("resources/subscribe", {"uri": "test://a"})],
+)  # fmt: skip
+def test_session_requests_the_core_answers_are_exactly_empty(method: str, params: Any) -> None:
+    server, sid = opened()
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": 2, "method": method}
+    if params is not None:
+        message["params"] = params
+    _, reply = post(server, message, ("mcp-session-id", sid))
+    assert reply.status == 200 and orjson.loads(reply.body) == {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "result": {},
+    }
+
+
+def test_leg16_an_unknown_or_ended_session_is_404() -> None:
+    server, sid = opened()
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    _, reply = post(server, ping, ("mcp-session-id", "nope"))
+    assert reply.status == 404
+    ex = server.handle("DELETE", "/mcp", [("host", "localhost"), ("mcp-session-id", sid)])
+    assert ex.next_event().status == 200
+    _, reply = post(server, ping, ("mcp-session-id", sid))
+    assert reply.status == 404
+    ex = server.handle("DELETE", "/mcp", [("host", "localhost"), ("mcp-session-id", sid)])
+    assert ex.next_event().status == 404
+
+
+def test_leg17_a_protocol_version_header_other_than_the_sessions_is_400() -> None:
+    server, sid = opened()
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    _, reply = post(server, ping, ("mcp-session-id", sid), ("mcp-protocol-version", "2025-06-18"))
+    assert reply.status == 400 and b"LEG-17" in reply.body
+
+
+def test_leg13_get_and_delete_need_a_session() -> None:
+    server, sid = opened()
+    for method in ("GET", "DELETE"):
+        assert server.handle(method, "/mcp", [("host", "localhost")]).next_event().status == 400
+    ex = server.handle(
+        "GET",
+        "/mcp",
+        [("host", "localhost"), ("accept", "text/event-stream"), ("mcp-session-id", sid)],
+    )
+    assert ex.next_event().status == 405  # no standalone stream (LEG-13 allows 405)
+
+
+def test_modern_requests_on_the_same_endpoint_ignore_sessions_and_mint_none() -> None:
+    server, _sid = opened()
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}}
+    headers = (("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/list"))
+    ex, request = post(server, body, *headers)
+    assert isinstance(request, m.Request)
+    _status, out_headers, (answer,) = parts_of(
+        ex, m.Result(id=1, result=t.ListToolsResult(tools=[], ttl_ms=0, cache_scope="public"))
+    )
+    assert answer["result"]["resultType"] == "complete" and "mcp-session-id" not in out_headers
+
+
+def test_leg22_a_modern_only_endpoint_refuses_initialize() -> None:
+    server = endpoint(legacy_versions=())
+    _, reply = post(server, INIT)
+    assert reply.status == 400 and "mcp-session-id" not in dict(reply.headers)
+
+
+def test_session_table_bounds_sessions_and_expires_idle_ones() -> None:
+    table = SessionTable(token=counting_token, max_sessions=2, idle_timeout=10)
+    server = endpoint(sessions=table)
+    first = opened(server)[1]
+    table.advance(5)
+    second = opened(server)[1]
+    _, full = post(server, INIT)
+    assert full.status == 503 and len(table) == 2
+    assert table.advance(12) == [first]  # idle since 0
+    assert opened(server)[1] not in (first, second)
+    assert table.advance(100) and len(table) == 0
+
+
+def asking(server: HTTPServer, session: tuple[str, str]) -> Any:
+    """The exchange of a ``tools/call`` (id 7) that streamed one elicitation (id 0)."""
+    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "ask"}}
+    ex, _ = post(server, call, session)
+    form = t.ElicitRequestFormParams(message="?", requested_schema={"type": "object"})
+    ask = t.InputRequiredResult(input_requests={"n": t.ElicitRequest(params=form)})
+    ex.send(m.Result(id=7, result=ask))
+    return ex
+
+
+def test_mrtr_over_http_the_answer_post_resumes_the_streaming_exchange() -> None:
+    """LEG-12: input requests go on the request's SSE stream; the client POSTs its answer
+    (202), and the original exchange gives the next round of its request."""
+    server, sid = opened()
+    session = ("mcp-session-id", sid)
+    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "ask"}}
+    ex, _request = post(server, call, session)
+    form = t.ElicitRequestFormParams(message="name?", requested_schema={"type": "object"})
+    ask = t.InputRequiredResult(input_requests={"n": t.ElicitRequest(params=form)})
+    _status, headers, (asked,) = parts_of(ex, m.Result(id=7, result=ask))
+    assert headers["content-type"] == "text/event-stream"
+    assert asked["method"] == "elicitation/create" and asked["id"] == 0
+    assert ex.next_event() is m.NEED_DATA
+    answer = {"jsonrpc": "2.0", "id": 0, "result": {"action": "accept", "content": {"n": 1}}}
+    _, reply = post(server, answer, session)
+    assert reply.status == 202 and reply.resumed is ex
+    retry = ex.next_event()
+    assert isinstance(retry, m.Request) and retry.id == 7 and retry.round == 1
+    parts = ex.send(m.Result(id=7, result=t.CallToolResult(content=[])))
+    data = b"".join(p.data for p in parts if isinstance(p, ResponseData))
+    assert b'"id":7' in data and b"resultType" not in data
+
+
+def test_mrtr_over_http_a_client_error_ends_the_request_on_its_stream() -> None:
+    server, sid = opened()
+    session = ("mcp-session-id", sid)
+    ex = asking(server, session)
+    _, reply = post(
+        server, {"jsonrpc": "2.0", "id": 0, "error": {"code": 1, "message": "no"}}, session
+    )
+    assert reply.status == 202 and reply.resumed is ex
+    failed = ex.next_event()
+    assert isinstance(failed, m.InvalidMessage)
+    data = b"".join(p.data for p in ex.send(failed) if isinstance(p, ResponseData))
+    assert b'"id":7' in data and b"-32603" in data
+
+
+def test_a_cancel_while_waiting_for_input_ends_the_streaming_exchange() -> None:
+    server, sid = opened()
+    session = ("mcp-session-id", sid)
+    ex = asking(server, session)
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}}
+    _, reply = post(server, cancel, session)
+    assert reply.status == 202 and reply.resumed is ex
+    assert ex.next_event() == m.Cancelled(id=7, reason=None)
+
+
+def test_leg11_stray_responses_and_notifications_in_a_session_are_202() -> None:
+    server, sid = opened()
+    for body in (
+        {"jsonrpc": "2.0", "id": 99, "result": {}},
+        {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}},
+    ):
+        _, reply = post(server, body, ("mcp-session-id", sid))
+        assert reply.status == 202 and reply.resumed is None
+
+
+def test_bad_json_in_a_session_is_a_parse_error() -> None:
+    server, sid = opened()
+    ex = server.handle("POST", "/mcp", [*HEAD, ("mcp-session-id", sid)], b"{nope")
+    reply = ex.next_event()
+    assert reply.status == 400 and b"-32700" in reply.body
+
+
+def test_refusals_on_the_legacy_paths_are_spec_shaped() -> None:
+    server, sid = opened()
+    session = ("mcp-session-id", sid)
+    get = [("host", "localhost"), ("accept", "text/event-stream"), ("mcp-session-id", "x")]
+    assert server.handle("GET", "/mcp", get).next_event().status == 404
+    # a malformed initialize: refused with its id, no session opened
+    before = len(server.sessions)  # type: ignore[arg-type]
+    _, reply = post(server, {**INIT, "id": 3, "params": {"protocolVersion": 1}})
+    assert reply.status == 400 and orjson.loads(reply.body)["id"] == 3
+    assert len(server.sessions) == before  # type: ignore[arg-type]
+    # bad JSON without a session: the modern path's -32700
+    ex = server.handle("POST", "/mcp", HEAD, b"{nope")
+    assert ex.next_event().status == 400
+    # a request the session refuses, and a notification it cannot decode
+    bad = {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": 5}}
+    _, reply = post(server, bad, session)
+    assert reply.status == 400 and orjson.loads(reply.body)["id"] == 4
+    note = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": []}}
+    _, reply = post(server, note, session)
+    assert reply.status == 400 and b"-32602" in reply.body
+    with pytest.raises(ValueError, match="max_sessions"):
+        SessionTable(token=counting_token, max_sessions=0)
