@@ -170,8 +170,8 @@ def test_leg17_a_protocol_version_header_other_than_the_sessions_is_400() -> Non
 
 def test_leg13_get_and_delete_need_a_session() -> None:
     server, sid = opened()
-    for method in ("GET", "DELETE"):
-        assert server.handle(method, "/mcp", [("host", "localhost")]).next_event().status == 400
+    for method in ("GET", "DELETE"):  # not a session's: 405 as on a modern endpoint
+        assert server.handle(method, "/mcp", [("host", "localhost")]).next_event().status == 405
     ex = server.handle(
         "GET",
         "/mcp",
@@ -211,8 +211,18 @@ def test_session_table_bounds_sessions_and_expires_idle_ones() -> None:
     _, full = post(server, INIT)
     assert full.status == 503 and len(table) == 2
     assert table.advance(12) == [first]  # idle since 0
+    assert table.advance(12.5) == []  # scanned at most every idle_timeout / 8
     assert opened(server)[1] not in (first, second)
     assert table.advance(100) and len(table) == 0
+
+
+def test_a_full_table_expires_idle_sessions_before_refusing() -> None:
+    table = SessionTable(token=counting_token, max_sessions=1, idle_timeout=10)
+    server = endpoint(sessions=table)
+    first = opened(server)[1]
+    assert table.advance(9) == []  # scanned: nothing idle yet; the next scan is at 10.25
+    assert table.advance(10.1) == []  # not scanned, though the session is idle now
+    assert opened(server)[1] != first and first not in table
 
 
 def asking(server: HTTPServer, session: tuple[str, str]) -> Any:
@@ -237,10 +247,10 @@ def test_mrtr_over_http_the_answer_post_resumes_the_streaming_exchange() -> None
     _status, headers, (asked,) = parts_of(ex, m.Result(id=7, result=ask))
     assert headers["content-type"] == "text/event-stream"
     assert asked["method"] == "elicitation/create" and asked["id"] == 0
-    assert ex.next_event() is m.NEED_DATA
+    assert ex.next_event() is m.NEED_DATA and ex.awaiting_input
     answer = {"jsonrpc": "2.0", "id": 0, "result": {"action": "accept", "content": {"n": 1}}}
     _, reply = post(server, answer, session)
-    assert reply.status == 202 and reply.resumed is ex
+    assert reply.status == 202 and reply.resumed is ex and not ex.awaiting_input
     retry = ex.next_event()
     assert isinstance(retry, m.Request) and retry.id == 7 and retry.round == 1
     parts = ex.send(m.Result(id=7, result=t.CallToolResult(content=[])))
@@ -312,3 +322,14 @@ def test_refusals_on_the_legacy_paths_are_spec_shaped() -> None:
     assert reply.status == 400 and b"-32602" in reply.body
     with pytest.raises(ValueError, match="max_sessions"):
         SessionTable(token=counting_token, max_sessions=0)
+
+
+def test_a_dual_era_per_request_connection_on_the_modern_path_cannot_crash_it() -> None:
+    """Found while wiring the adapters: their per-request connections were dual-era, so a
+    legacy ``ping`` with the modern headers reached an assertion.  It is answered."""
+    template = m.ServerConnection(capabilities=CAPS, legacy_versions=m.LEGACY_VERSIONS)
+    server = HTTPServer(connection=template.fresh)
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    headers = (("mcp-protocol-version", "2026-07-28"), ("mcp-method", "ping"))
+    _, reply = post(server, ping, *headers)
+    assert reply.status == 200 and orjson.loads(reply.body)["result"] == {}

@@ -62,8 +62,7 @@ async def serve_http(
     ready: Callable[[tuple[str, int]], None] | None,
     http_options: dict[str, Any],
 ) -> None:
-    http = HTTPServer(connection=server.connection, **http_options)
-    template = server.connection(legacy=False)  # legacy HTTP sessions: issue 15, next step
+    http, template = server.http_binding(http_options)
     budgets = server.budgets()
 
     slots = asyncio.Semaphore(server.max_connections)

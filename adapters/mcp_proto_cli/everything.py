@@ -29,6 +29,8 @@ from mcp_proto import RequestStateError, RequestStateSealer, require_client_capa
 from mcp_proto import types as t
 from mcp_proto_runtime import McpError, unknown_tool
 
+from ._fixtures_2025 import TOOLS_2025, legacy_fixture
+
 # A 1x1 PNG and a tiny silent WAV, base64.
 PNG = base64.b64encode(
     bytes.fromhex(
@@ -101,6 +103,7 @@ TOOLS = [
     tool("test_input_required_result_tampered_state", "Refuses a tampered state"),
     tool("test_input_required_result_capabilities", "Asks only what the client declared"),
 ]
+TOOLS += TOOLS_2025
 EXTRA_TOOLS: list[dict[str, Any]] = []
 MAX_EXTRA = 16
 CHANGES = threading.Lock()
@@ -275,6 +278,9 @@ async def mrtr_tool(ctx: Any, params: t.CallToolRequestParams, caps: Any) -> Any
         if not ask or all(answer_of(params, k) is not None for k in ask):
             return text("Asked only what was declared")
         return ctx.input_required(ask)
+    got = await legacy_fixture(ctx, params)
+    if got is not None:
+        return got
     raise unknown_tool(name)
 
 

@@ -33,7 +33,15 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
-from mcp_proto import NEED_DATA, Cancelled, ConnectionClosed, Notification, Request, Result
+from mcp_proto import (
+    NEED_DATA,
+    Cancelled,
+    ConnectionClosed,
+    InvalidMessage,
+    Notification,
+    Request,
+    Result,
+)
 from mcp_proto import ServerConnection as _ServerConnection
 from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
 from mcp_proto.http.limits import BodyBudget, ListenBudget
@@ -41,7 +49,19 @@ from mcp_proto.http.limits import BodyBudget, ListenBudget
 from ._server import ClientClock, HandlerContext, RequestContext, ServerSettings, default_answer
 from ._session import CancelHandler, RunHandler, Write, respond
 
-__all__ = ["END_LISTEN", "Close", "EndListen", "HTTPServerSession", "OpenListen", "ReadWithin"]
+__all__ = [
+    "END_LISTEN",
+    "INPUT_POLL",
+    "Close",
+    "EndListen",
+    "HTTPServerSession",
+    "OpenListen",
+    "ReadWithin",
+]
+
+#: seconds between looks at a legacy request waiting for a client's answers, which
+#: arrive on another connection (a wake-up from that connection is the next step)
+INPUT_POLL = 0.05
 
 H = TypeVar("H")
 C = TypeVar("C", bound=HandlerContext[Any])
@@ -118,6 +138,7 @@ class HTTPServerSession(Generic[H, C]):
         now: float,
     ) -> None:
         self._settings = settings
+        self._sessions = http.sessions
         self._find: Callable[[str], H | None] = settings.handlers.find
         self._template = template
         self._listens, bodies = budgets
@@ -135,8 +156,12 @@ class HTTPServerSession(Generic[H, C]):
 
     @property
     def busy(self) -> bool:
-        """A handler runs or a listen is open: the client may stay quiet."""
-        return self.run is not None or self.listening
+        """A handler runs, a listen is open, or a legacy request waits for the client's
+        answers to its input requests: the client may stay quiet."""
+        if self.run is not None or self.listening:
+            return True
+        ex = self.conn.exchange
+        return ex is not None and ex.awaiting_input
 
     def receive_data(self, data: bytes) -> None:
         """Bytes read from the client; ``b""`` when it closed its side."""
@@ -157,6 +182,8 @@ class HTTPServerSession(Generic[H, C]):
 
         Once a :class:`Close` is returned, every call returns it again.
         """
+        if self._sessions is not None:
+            self._sessions.advance(now)  # idle legacy sessions end (cheap: scans rarely)
         if self._pending:
             return self._pending.pop(0)
         if self._close is not None:
@@ -169,6 +196,9 @@ class HTTPServerSession(Generic[H, C]):
             wait = self._clock.wait(busy=self.busy, now=now, settings=self._settings)
             if wait is None:  # the client took too long to send a request (slowloris)
                 return self._closed("the client was too slow to send a request")
+            ex = conn.exchange
+            if ex is not None and ex.awaiting_input:
+                return ReadWithin(min(wait, INPUT_POLL))
             return ReadWithin(wait)
         if isinstance(event, Request):
             self._clock.request_arrived()
@@ -177,7 +207,11 @@ class HTTPServerSession(Generic[H, C]):
             self._clock.request_arrived()  # a whole exchange, as a request is (idle clock)
             self._closing = conn.must_close
             return Write(conn.send(event))
+        if isinstance(event, InvalidMessage):  # a legacy request ended by its client's answer
+            return Write(conn.send(event))
         if isinstance(event, Cancelled):  # the client closed the response (HTTP-SSE-5)
+            if self.run is None and not self.listening:  # cancelled while it waited for input
+                return self._closed("the client cancelled a request waiting for input")
             if self.run is not None:
                 self.run.context._core.cancelled = True
                 self._pending.append(CancelHandler(self.run))

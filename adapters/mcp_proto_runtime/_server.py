@@ -10,6 +10,7 @@ adapters subclass it to add the methods that actually send.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -36,6 +37,7 @@ from mcp_proto import (
     unstructure,
 )
 from mcp_proto import types as t
+from mcp_proto.http import HTTPServer, SessionTable
 from mcp_proto.http.limits import (
     DEFAULT_BODY_ALLOWANCE,
     DEFAULT_BODY_BUDGET,
@@ -495,6 +497,22 @@ class ServerSettings(Generic[H]):
         if legacy:
             return self._template.fresh()
         return self._template.fresh(legacy_versions=())
+
+    def http_binding(
+        self, http_options: Mapping[str, Any], *, legacy: bool = True
+    ) -> tuple[HTTPServer, ServerConnection]:
+        """The HTTP binding of an adapter's server, and the modern-only template.
+
+        Per-request connections are modern only; with ``legacy`` and legacy versions
+        configured, ``initialize``-era clients get sessions (``SessionTable`` with ids
+        from ``secrets.token_bytes``, bounded and expiring by the adapter's clock).
+        """
+        template = self.connection(legacy=False)
+        sessions = None
+        if legacy and self._template.legacy_versions:
+            sessions = SessionTable(token=secrets.token_bytes, connection=self.connection)
+        http = HTTPServer(connection=template.fresh, sessions=sessions, **http_options)
+        return http, template
 
     def budgets(
         self, listens: type[ListenBudget] = ListenBudget, bodies: type[BodyBudget] = BodyBudget

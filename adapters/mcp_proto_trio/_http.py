@@ -61,8 +61,7 @@ async def serve_http(
     task_status: trio.TaskStatus[tuple[str, int]],
     http_options: dict[str, Any],
 ) -> None:
-    http = HTTPServer(connection=server.connection, **http_options)
-    template = server.connection(legacy=False)  # legacy HTTP sessions: issue 15, next step
+    http, template = server.http_binding(http_options)
     budgets = server.budgets()
 
     async def serve(conn: Conn, host: str) -> None:

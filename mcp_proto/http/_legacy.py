@@ -16,7 +16,7 @@ POST of a JSON-RPC response or notification, in a session  202 (LEG-11)
 POST of a request in a session                             the session's events
 DELETE with a session id                                   200, the session ends;
                                                            404 if unknown
-GET or DELETE without a session id                         400
+GET or DELETE without a session id                         405, as when modern
 GET with a session id                                      405: no standalone
                                                            stream (LEG-13 allows)
 anything else                                              the modern path,
@@ -40,7 +40,6 @@ import orjson
 from .. import types as t
 from .._codec import loads
 from .._connection import (
-    NEED_DATA,
     AnsweredRequest,
     Cancelled,
     InvalidMessage,
@@ -83,8 +82,8 @@ def route_legacy(
 
 
 def _get_or_delete(ex: ServerExchange, sessions: SessionTable, sid: str | None) -> Reply:
-    if sid is None:
-        return _error(400, INVALID_REQUEST, f"{ex.method} needs an Mcp-Session-Id")
+    if sid is None:  # not a session's: as on a modern endpoint (HTTP-44, LEG-19)
+        return Reply(status=405, headers=(("allow", "POST"),))
     if ex.method == "DELETE":
         if sessions.end(sid):
             return Reply(status=200)
@@ -101,7 +100,7 @@ def _maybe_initialize(ex: ServerExchange, sessions: SessionTable, body: bytes) -
         return None  # the modern path words the refusal
     if type(obj) is not dict or obj.get("method") != "initialize" or is_modern(obj):
         return None
-    conn = ex.server.connection()
+    conn = (sessions.connection or ex.server.connection)()
     if not conn.legacy_versions:
         return None  # modern only: -32601 naming the versions (LEG-22)
     conn.receive_message(obj)
@@ -124,23 +123,18 @@ def _in_session(ex: ServerExchange, session: HTTPSession, obj: Any) -> Reply | R
     conn.receive_message(obj)
     event = conn.next_event()
     if not is_call:  # a response or a notification (LEG-11)
-        resumed = None
-        if isinstance(event, Request | InvalidMessage) and type(obj) is dict:
-            if "method" not in obj:  # an answer that ended a round of input requests
-                owner = event.id if isinstance(event, Request) else _reply_id(event)
-                resumed = session.waiting.pop(owner, None)
-                if resumed is not None:
-                    resumed._resume(event)
-            elif isinstance(event, InvalidMessage):
+        owner: Any = None
+        if isinstance(event, InvalidMessage):
+            if event.reply is None:  # a notification (or no object) it could not take
                 return _error(event.http_status, event.error.code, event.error.message)
-        if isinstance(event, Cancelled):
-            waiting = session.waiting.pop(event.id, None)
-            if waiting is not None:
-                waiting._resume(event)
-            resumed = waiting
+            owner = event.reply.id  # a client's answer that ended its request
+        elif isinstance(event, Request | Cancelled):
+            owner = event.id  # the next round, or a cancel, of a request waiting for input
+        resumed = session.waiting.pop(owner, None)
+        if resumed is not None:
+            assert isinstance(event, Request | InvalidMessage | Cancelled)  # owner is set
+            resumed._resume(event)
         return Reply(status=202, resumed=resumed)
-    if event is NEED_DATA or event is None:  # pragma: no cover - a call is always answered
-        raise AssertionError("a request gave no event")
     if isinstance(event, AnsweredRequest):  # ping, logging/setLevel, subscribe...
         return Reply(status=200, headers=(_JSON,), body=orjson.dumps(event.reply))
     if isinstance(event, InvalidMessage):
@@ -149,10 +143,6 @@ def _in_session(ex: ServerExchange, session: HTTPSession, obj: Any) -> Reply | R
     assert isinstance(event, Request), event
     ex._attach(conn, event, session)
     return event
-
-
-def _reply_id(event: InvalidMessage) -> Any:
-    return event.reply.id if event.reply is not None else None
 
 
 def _error(status: int, code: int, message: str, id: t.RequestId | None = None) -> Reply:

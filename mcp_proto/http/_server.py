@@ -59,6 +59,7 @@ from .. import types as t
 from .._codec import DEFAULT_MAX_DEPTH, loads
 from .._connection import (
     NEED_DATA,
+    AnsweredRequest,
     Cancelled,
     ErrorResponse,
     Event,
@@ -315,6 +316,13 @@ class ServerExchange:
     # -- output ------------------------------------------------------------
 
     @property
+    def awaiting_input(self) -> bool:
+        """A legacy request streamed its input requests and waits for the client's answers
+        (they come on other HTTP requests; :attr:`Reply.resumed` names this exchange)."""
+        session = self._session
+        return session is not None and session.waiting.get(self.request_id) is self
+
+    @property
     def streaming(self) -> bool:
         """Whether the response has started as an event stream."""
         return self._mode is _Mode.STREAM
@@ -524,6 +532,8 @@ class ServerExchange:
         if isinstance(event, InvalidMessage):
             assert event.reply is not None
             return _error_reply(event.http_status, event.error, event.reply.id)
+        if isinstance(event, AnsweredRequest):  # a dual-era ``connection``: ping and the like
+            return Reply(status=200, headers=(_JSON,), body=orjson.dumps(event.reply))
         assert isinstance(event, Request)
         self._conn = conn
         self.request_id = event.id

@@ -55,12 +55,16 @@ class SessionTable:
         self,
         *,
         token: Callable[[int], bytes],
+        connection: Callable[[], ServerConnection] | None = None,
         max_sessions: int = DEFAULT_MAX_SESSIONS,
         idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
     ) -> None:
         if max_sessions < 1:
             raise ValueError(f"max_sessions must be at least 1, not {max_sessions}")
         self._token = token
+        #: makes each session's (dual-era) connection; ``None``: the endpoint's own
+        self.connection = connection
+        self._next_scan = 0.0
         self.max_sessions = max_sessions
         self.idle_timeout = idle_timeout
         #: the adapter's clock, as last told (:meth:`advance`)
@@ -74,8 +78,15 @@ class SessionTable:
         return id in self._sessions
 
     def advance(self, now: float) -> list[str]:
-        """The adapter's clock says ``now``: end the sessions idle too long; their ids."""
+        """The adapter's clock says ``now``: end the sessions idle too long; their ids.
+
+        Cheap to call often: the table is scanned at most every ``idle_timeout / 8``
+        seconds (so a session may outlive its timeout by that much).
+        """
         self.now = now
+        if now < self._next_scan:
+            return []
+        self._next_scan = now + self.idle_timeout / 8
         limit = now - self.idle_timeout
         gone = [s.id for s in self._sessions.values() if s.last_seen <= limit]
         for id in gone:
@@ -85,6 +96,7 @@ class SessionTable:
     def open(self, conn: ServerConnection, version: str) -> HTTPSession | None:
         """A new session for ``conn`` (its ``initialize`` answered); ``None`` when full."""
         if len(self._sessions) >= self.max_sessions:
+            self._next_scan = 0.0
             self.advance(self.now)
             if len(self._sessions) >= self.max_sessions:
                 return None
