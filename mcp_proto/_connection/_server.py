@@ -40,7 +40,6 @@ from .._errors import (
     refusal_status,
     unsupported_protocol_version,
 )
-from ..types import legacy as lt
 from ._base import UNROUTED, Commit, StreamConnection
 from ._capabilities import has_capability
 from ._events import (
@@ -65,6 +64,7 @@ from ._legacy import (
     LegacySession,
     is_modern,
     legacy_capabilities,
+    legacy_types,
     negotiate,
 )
 from ._requests import Move, Refusal, RequestRecord, RequestTracker, State
@@ -425,7 +425,7 @@ class ServerConnection(StreamConnection[ServerEvent]):
     def _initialize(self, obj: dict[str, Any]) -> ServerEvent:
         """Open the legacy session (LEG-01, LEG-02, LEG-05)."""
         try:
-            request: lt.InitializeRequest = structure(obj, lt.InitializeRequest)
+            request: Any = structure(obj, legacy_types().InitializeRequest)
         except DecodeError as e:
             id = obj.get("id")
             return _refusal(e.error(), id if type(id) in (str, int) else None, e.http_status)
