@@ -79,6 +79,19 @@ LEGACY_OPEN = (
 )
 
 
+def serve(server: m.ServerConnection, lines: list[bytes]) -> list[bytes]:
+    """Each line in, its request event out, its result's bytes back: the per-call work."""
+    out: list[bytes] = []
+    need_data = m.NEED_DATA
+    for line in lines:
+        server.receive_data(line)
+        event = server.next_event()
+        assert event is not need_data and type(event) is m.Request
+        result = t.CallToolResult(content=[t.TextContent(text=TEXT)])
+        out.append(server.send(m.Result(id=event.id, result=result)))
+    return out
+
+
 def ours_legacy(lines: list[bytes]) -> list[bytes]:
     """``ours`` in a legacy session of a dual-era connection (issue 15)."""
     caps = t.ServerCapabilities(tools=t.ServerCapabilitiesTools())
@@ -89,15 +102,7 @@ def ours_legacy(lines: list[bytes]) -> list[bytes]:
     )
     server.receive_data(LEGACY_OPEN)
     server.send(server.next_event())
-    out: list[bytes] = []
-    need_data = m.NEED_DATA
-    for line in lines:
-        server.receive_data(line)
-        event = server.next_event()
-        assert event is not need_data and type(event) is m.Request
-        result = t.CallToolResult(content=[t.TextContent(text=TEXT)])
-        out.append(server.send(m.Result(id=event.id, result=result)))
-    return out
+    return serve(server, lines)
 
 
 def ours(lines: list[bytes]) -> list[bytes]:
@@ -105,15 +110,7 @@ def ours(lines: list[bytes]) -> list[bytes]:
     server = m.ServerConnection(
         capabilities=caps, server_info=t.Implementation(name="bench-server", version="1.0.0")
     )
-    out: list[bytes] = []
-    need_data = m.NEED_DATA
-    for line in lines:
-        server.receive_data(line)
-        event = server.next_event()
-        assert event is not need_data and type(event) is m.Request
-        result = t.CallToolResult(content=[t.TextContent(text=TEXT)])
-        out.append(server.send(m.Result(id=event.id, result=result)))
-    return out
+    return serve(server, lines)
 
 
 def sdk_runner() -> Callable[[list[bytes]], list[bytes]] | None:
