@@ -97,16 +97,10 @@ SESSION_WIDE = frozenset({
     "notifications/resources/list_changed",
     "notifications/resources/updated",
 })  # fmt: skip
-#: list-change notification -> the capability whose ``listChanged`` allows it
-_LIST_CHANGES = {
-    "notifications/tools/list_changed": ("tools", "listChanged"),
-    "notifications/prompts/list_changed": ("prompts", "listChanged"),
-    "notifications/resources/list_changed": ("resources", "listChanged"),
-}
-#: what a legacy ServerCapabilities has; other modern keys are not announced
+#: what a 2025-11-25 ServerCapabilities announces; other modern keys are not sent
 _LEGACY_SERVER_CAPS = frozenset(
-    f.metadata["wire"] for f in attrs.fields(t.ServerCapabilities) if "wire" in f.metadata
-) & {"experimental", "logging", "completions", "prompts", "resources", "tools"}
+    {"experimental", "logging", "completions", "prompts", "resources", "tools"}
+)
 
 
 def legacy_types() -> ModuleType:
@@ -435,16 +429,14 @@ class LegacySession:
         for a higher log level, it did not subscribe to the URI, the server does not
         declare the list change."""
         method, params = event.method, event.params
+        gate = METHODS[method].server_capability  # logging, listChanged, subscribe
+        if gate is not None and not has_capability(self._server_caps, gate):
+            return None
+        level = self.log_level
         if method == "notifications/message":
-            level = self.log_level
-            if not has_capability(self._server_caps, ("logging",)):
-                return None
             if level is not None and LOG_RANK[params.level] < LOG_RANK[level]:
                 return None
-        elif method == "notifications/resources/updated":
-            if params.uri not in self.subscriptions:
-                return None
-        elif not has_capability(self._server_caps, _LIST_CHANGES[method]):
+        elif method == "notifications/resources/updated" and params.uri not in self.subscriptions:
             return None
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params is not None:

@@ -77,6 +77,18 @@ DEFAULT_SERVER_INFO = t.Implementation(name="mcp-proto", version="0.1.0")
 _META_ONLY = t.RequestParams
 
 
+def _served(legacy_versions: Iterable[str]) -> tuple[str, ...]:
+    """The legacy versions to offer, refused at configuration if one cannot be honoured."""
+    versions = tuple(legacy_versions)
+    unknown = [v for v in versions if v not in LEGACY_VERSIONS]
+    if unknown:
+        raise ValueError(
+            f"legacy versions {unknown} are not served (the ones served: "
+            f"{', '.join(LEGACY_VERSIONS)}; see docs/dual-era.md)"
+        )
+    return versions
+
+
 def _refusal(error: t.Error, id: t.RequestId | None, http_status: int) -> InvalidMessage:
     """A refused request: the event carries the error response to send."""
     reply = t.JSONRPCErrorResponse(id=id, error=error)
@@ -147,13 +159,7 @@ class ServerConnection(StreamConnection[ServerEvent]):
         self.capabilities = capabilities if capabilities is not None else t.ServerCapabilities()
         self.server_info = server_info
         self.supported_versions = tuple(supported_versions)
-        self.legacy_versions = tuple(legacy_versions)
-        unknown = [v for v in self.legacy_versions if v not in LEGACY_VERSIONS]
-        if unknown:
-            raise ValueError(
-                f"legacy versions {unknown} are not served (the ones served: "
-                f"{', '.join(LEGACY_VERSIONS)}; see docs/dual-era.md)"
-            )
+        self.legacy_versions = _served(legacy_versions)
         self.instructions = instructions
         if cache_hints[1] not in ("private", "public"):
             raise ValueError(f"cache scope must be 'private' or 'public', not {cache_hints[1]!r}")
@@ -201,9 +207,7 @@ class ServerConnection(StreamConnection[ServerEvent]):
         )
         new._legacy = None
         if legacy_versions is not None:
-            new.legacy_versions = tuple(legacy_versions)
-            if any(v not in LEGACY_VERSIONS for v in new.legacy_versions):
-                raise ValueError(f"legacy versions served: {', '.join(LEGACY_VERSIONS)}")
+            new.legacy_versions = _served(legacy_versions)
         if new.legacy_versions:
             new._router = new._route
         return new
