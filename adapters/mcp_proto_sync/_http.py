@@ -35,6 +35,7 @@ from mcp_proto_runtime import (
     LINGER_BYTES,
     LINGER_TIME,
     CancelHandler,
+    Close,
     EndListen,
     HTTPServerSession,
     OpenListen,
@@ -68,9 +69,9 @@ def serve_http(
     stop: threading.Event | None,
     http_options: dict[str, Any],
 ) -> None:
-    # legacy sessions span connections, which are threads here: not yet (issue 15)
-    http, template = server.http_binding(http_options, legacy=False)
+    http, template = server.http_binding(http_options)
     budgets = server.budgets(_LockedListens, _LockedBodies)
+    core = threading.RLock()  # the legacy sessions the connection threads share
     listener = socket.create_server((host, port))
     pool = _Workers(server.max_concurrency)
     with listener:
@@ -88,7 +89,9 @@ def serve_http(
                 except OSError:  # a timeout to look at ``stop``, or EMFILE, ECONNABORTED...
                     slots.release()
                     continue
-                link = _Link(server, http, template, sock, pool, budgets=budgets, peer=peer[0])
+                link = _Link(
+                    server, http, template, sock, pool, budgets=budgets, peer=peer[0], core=core
+                )
                 links.add(link)
                 threading.Thread(target=link.run, args=(slots, links), daemon=True).start()
         finally:  # stopping the server ends its connections too, as on trio
@@ -125,6 +128,68 @@ class _LockedBodies(BodyBudget):
             super().release(n)
 
 
+class _LockedSession(HTTPServerSession[Handler, Context]):
+    """An :class:`HTTPServerSession` whose calls into the core hold the server's ``core`` lock.
+
+    A legacy session spans TCP connections, so threads here: one connection's request
+    waits for the client's answers to its input requests, which another connection
+    delivers, and every connection's ``next_action`` may end idle sessions.  One
+    re-entrant lock for all of them makes each call atomic; it is held for the core's
+    work only, never across a socket's I/O (the link's own lock orders its writes).
+    """
+
+    def __init__(self, *args: Any, core: threading.RLock, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._core_lock = core
+
+    def receive_data(self, data: bytes) -> None:
+        with self._core_lock:
+            super().receive_data(data)
+
+    def next_action(
+        self, now: float
+    ) -> (
+        ReadWithin
+        | Write
+        | RunHandler[Handler, Context]
+        | CancelHandler[Handler, Context]
+        | OpenListen
+        | EndListen
+        | Close
+    ):
+        with self._core_lock:
+            return super().next_action(now)
+
+    def read_timed_out(self) -> bytes:
+        with self._core_lock:
+            return super().read_timed_out()
+
+    def handler_done(
+        self,
+        run: RunHandler[Handler, Context],
+        value: Any = None,
+        error: BaseException | None = None,
+    ) -> bytes:
+        with self._core_lock:
+            return super().handler_done(run, value, error)
+
+    def handler_cancelled(self, run: RunHandler[Handler, Context]) -> None:
+        with self._core_lock:
+            super().handler_cancelled(run)
+
+    def send(self, event: m.Notification | m.Result) -> bytes:
+        with self._core_lock:
+            return super().send(event)
+
+    def end_listen(self) -> None:
+        with self._core_lock:
+            super().end_listen()
+
+    def close(self) -> None:
+        with self._core_lock:
+            super().close()
+
+
 class _Link:
     """One TCP connection: its HTTP state, its socket, the request it is running."""
 
@@ -138,9 +203,10 @@ class _Link:
         *,
         budgets: tuple[ListenBudget, BodyBudget],
         peer: str,
+        core: threading.RLock,
     ) -> None:
         self.server = server
-        self.session: HTTPServerSession[Handler, Context] = HTTPServerSession(
+        self.session: HTTPServerSession[Handler, Context] = _LockedSession(
             server,
             http,
             template,
@@ -148,8 +214,8 @@ class _Link:
             peer=peer,
             make_context=self._context,
             now=time.monotonic(),
+            core=core,
         )
-        self.conn = self.session.conn
         self.sock = sock
         self.pool = pool
         self.lock = threading.Lock()  # guards the session and orders the writes
@@ -201,7 +267,7 @@ class _Link:
             if self.flushing:  # the flusher thread writes it after what waits before it
                 self.outbox.offer(event)
             elif not self.outbox.ending:
-                self._send_now(self.conn.send(event))
+                self._send_now(self.session.send(event))
 
     def _send_now(self, data: bytes) -> None:
         """Write what the socket takes of ``data`` now (under ``lock``); the rest to a flusher."""
@@ -241,7 +307,7 @@ class _Link:
                         ended = True
                         assert self.listen is not None
                         event = listen_end(self.listen)
-                    self.pending = self.conn.send(event)
+                    self.pending = self.session.send(event)
                     deadline = time.monotonic() + timeout
                     continue
                 data = self.pending
