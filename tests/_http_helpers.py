@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import socket
+import time
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -106,3 +109,17 @@ def reply_of(ex: ServerExchange, event: Any) -> tuple[int, dict[str, str], Any]:
     status, hdrs, data, ended = flatten(ex.send(event))
     assert ended
     return status, hdrs, orjson.loads(data) if data else None
+
+
+def wait_for_port(port: int, alive: Callable[[], bool] = lambda: True, within: float = 20) -> None:
+    """Until 127.0.0.1:``port`` accepts a connection; fails once ``alive()`` is false or
+    ``within`` seconds have passed (a server started in a subprocess)."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            assert alive(), "the server exited before it listened"
+            assert time.monotonic() < deadline, "the server never answered"
+            time.sleep(0.1)

@@ -10,7 +10,6 @@ killed by its pid at the end.
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import time
@@ -30,6 +29,7 @@ from mcp_proto import types as t  # noqa: E402
 from mcp_proto_asyncio import McpError  # noqa: E402
 
 from . import test_adapter_http_clients as clients  # noqa: E402
+from ._http_helpers import wait_for_port  # noqa: E402
 from .test_adapter_http import CANCELLED  # noqa: E402
 
 PEER = Path(__file__).resolve().parent / "peers" / "sdk_http_server.py"
@@ -47,15 +47,7 @@ def sdk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
         assert peer.stdout is not None
         url = peer.stdout.readline().decode().strip()
         assert url.startswith("http://127.0.0.1:"), url
-        port = int(url.rsplit(":", 1)[1].split("/")[0])
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "the SDK server never answered"
-                time.sleep(0.1)
+        wait_for_port(int(url.rsplit(":", 1)[1].split("/")[0]))
         yield url, log
     finally:
         peer.kill()

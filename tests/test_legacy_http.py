@@ -14,7 +14,15 @@ import pytest
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto.http import HTTPServer, Reply, ResponseData, ResponseStart, SessionTable
+from mcp_proto.http import (
+    HTTPServer,
+    HTTPServerConnection,
+    Reply,
+    ResponseData,
+    ResponseEnd,
+    ResponseStart,
+    SessionTable,
+)
 
 CAPS = t.ServerCapabilities(
     tools=t.ServerCapabilitiesTools(),
@@ -169,15 +177,111 @@ def test_leg17_a_protocol_version_header_other_than_the_sessions_is_400() -> Non
 
 
 def test_leg13_get_and_delete_need_a_session() -> None:
-    server, sid = opened()
+    server, _sid = opened()
     for method in ("GET", "DELETE"):  # not a session's: 405 as on a modern endpoint
         assert server.handle(method, "/mcp", [("host", "localhost")]).next_event().status == 405
-    ex = server.handle(
-        "GET",
-        "/mcp",
-        [("host", "localhost"), ("accept", "text/event-stream"), ("mcp-session-id", sid)],
+
+
+def get_stream(server: HTTPServer, sid: str, accept: str = "text/event-stream") -> Any:
+    headers = [("host", "localhost"), ("accept", accept), ("mcp-session-id", sid)]
+    ex = server.handle("GET", "/mcp", headers)
+    return ex, ex.next_event()
+
+
+def frames(parts: list[Any]) -> list[bytes]:
+    data = b"".join(p.data for p in parts if isinstance(p, ResponseData))
+    return [f for f in data.split(b"\n\n") if f]
+
+
+UPDATED = m.Notification(
+    method="notifications/resources/updated",
+    params=t.ResourceUpdatedNotificationParams(uri="test://a"),
+)
+
+
+def test_leg13_a_get_with_a_session_opens_its_standalone_stream() -> None:
+    server, sid = opened()
+    ex, reply = get_stream(server, sid)
+    assert isinstance(reply, Reply) and reply.stream and reply.status == 200
+    (start,) = ex.send(reply)  # the start alone: the stream stays open
+    assert isinstance(start, ResponseStart) and start.status == 200
+    assert dict(start.headers)["content-type"] == "text/event-stream"
+    assert ex.streaming and not ex.done and ex.standalone
+    assert frames(ex.keepalive()) == [b": keep-alive"]  # a quiet stream gets comments (HTTP-SSE-2)
+
+
+def test_leg13_the_get_stream_carries_what_the_session_asked_for_only() -> None:
+    server, sid = opened()
+    ex, reply = get_stream(server, sid)
+    ex.send(reply)
+    assert ex.send(UPDATED) == []  # not subscribed to test://a
+    subscribe = {"jsonrpc": "2.0", "id": 5, "method": "resources/subscribe",
+                 "params": {"uri": "test://a"}}  # fmt: skip
+    post(server, subscribe, ("mcp-session-id", sid))
+    (frame,) = frames(ex.send(UPDATED))
+    assert orjson.loads(frame.removeprefix(b"data: ")) == {
+        "jsonrpc": "2.0",
+        "method": "notifications/resources/updated",
+        "params": {"uri": "test://a"},
+    }
+    changed = m.Notification(method="notifications/tools/list_changed")
+    assert ex.send(changed) == []  # the server did not declare tools.listChanged
+
+
+def test_leg14_one_standalone_stream_per_session_so_nothing_is_sent_twice() -> None:
+    server, sid = opened()
+    ex, reply = get_stream(server, sid)
+    ex.send(reply)
+    _, second = get_stream(server, sid)
+    assert second.status == 409 and b"LEG-14" in second.body
+    assert ex.client_closed() is None  # the client closed it: the slot is free again
+    again, reply = get_stream(server, sid)
+    assert reply.stream and again.send(reply)
+
+
+def test_leg13_the_get_stream_never_carries_a_response_and_ends_with_its_session() -> None:
+    server, sid = opened()
+    ex, reply = get_stream(server, sid)
+    ex.send(reply)
+    parts = ex.send(m.Result(id=None, result=t.SubscriptionsListenResult()))  # a writer's end
+    assert parts == [ResponseEnd()] and ex.done
+    assert ex.send(UPDATED) == [] and ex.keepalive() == []
+    ex, reply = get_stream(server, sid)  # the slot was freed by that end
+    ex.send(reply)
+    delete = server.handle("DELETE", "/mcp", [("host", "localhost"), ("mcp-session-id", sid)])
+    assert delete.next_event().status == 200
+    assert ex.keepalive() == [ResponseEnd()]  # the session ended: so does its stream
+
+
+def test_leg13_a_get_must_accept_an_event_stream() -> None:
+    server, sid = opened()
+    _, reply = get_stream(server, sid, accept="application/json")
+    assert reply.status == 406
+
+
+def test_a_refused_get_stream_frees_the_sessions_slot() -> None:
+    server, sid = opened()
+    ex, _reply = get_stream(server, sid)
+    (start, end) = ex.send(Reply(status=429))  # the host's listen budget said no
+    assert start.status == 429 and end == ResponseEnd()
+    _again, reply = get_stream(server, sid)
+    assert reply.stream
+
+
+def test_the_client_closing_its_get_stream_closes_the_connection() -> None:
+    server, sid = opened()
+    conn = HTTPServerConnection(server)
+    conn.receive_data(
+        b"GET /mcp HTTP/1.1\r\nhost: localhost\r\naccept: text/event-stream\r\n"
+        b"mcp-session-id: " + sid.encode() + b"\r\n\r\n"
     )
-    assert ex.next_event().status == 405  # no standalone stream (LEG-13 allows 405)
+    reply = conn.next_event()
+    assert isinstance(reply, Reply) and reply.stream
+    assert conn.send(reply).startswith(b"HTTP/1.1 200")
+    assert conn.next_event() is m.NEED_DATA
+    conn.receive_data(b"")
+    assert isinstance(conn.next_event(), m.ConnectionClosed)
+    assert server.sessions.get(sid).stream is None  # type: ignore[union-attr]
 
 
 def test_modern_requests_on_the_same_endpoint_ignore_sessions_and_mint_none() -> None:

@@ -37,6 +37,7 @@ from mcp_proto import (
     NEED_DATA,
     Cancelled,
     ConnectionClosed,
+    Event,
     InvalidMessage,
     Notification,
     Request,
@@ -205,6 +206,8 @@ class HTTPServerSession(Generic[H, C]):
             return self._dispatch(event)
         if isinstance(event, Reply):
             self._clock.request_arrived()  # a whole exchange, as a request is (idle clock)
+            if event.stream:  # a legacy session's GET stream: held as a listen is
+                return self._open(None, event)
             self._closing = conn.must_close
             return Write(conn.send(event))
         if isinstance(event, InvalidMessage):  # a legacy request ended by its client's answer
@@ -235,14 +238,16 @@ class HTTPServerSession(Generic[H, C]):
             return self.run
         if request.method != "subscriptions/listen":
             return Write(self.conn.send(default_answer(self._template, request)))
+        return self._open(request.id, default_answer(self._template, request))
+
+    def _open(self, id: Any, ack: Reply | Event) -> Write | OpenListen:
+        """Admit listen ``id`` (``None``: a legacy GET stream) to the listen budget."""
         client = self.conn.client(self._peer)
-        refusal = self._listens.admit(request.id, client)
+        refusal = self._listens.admit(id, client)
         if refusal is not None:  # over the client's budget (429) or the server's (503)
             return Write(self.conn.send(refusal))
         self.listening, self._client = True, client  # given back by end_listen
-        return OpenListen(
-            id=request.id, ack=self.conn.send(default_answer(self._template, request))
-        )
+        return OpenListen(id=id, ack=self.conn.send(ack))
 
     def read_timed_out(self) -> bytes:
         """No bytes came within the wait: the keep-alive comment to write (``b""``: none).

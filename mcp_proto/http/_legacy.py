@@ -17,8 +17,13 @@ POST of a request in a session                             the session's events
 DELETE with a session id                                   200, the session ends;
                                                            404 if unknown
 GET or DELETE without a session id                         405, as when modern
-GET with a session id                                      405: no standalone
-                                                           stream (LEG-13 allows)
+GET with a session id, ``Accept: text/event-stream``      the session's standalone
+                                                           stream (LEG-13): 200
+                                                           SSE, open until the
+                                                           client closes it or the
+                                                           session ends; 409 while
+                                                           one is open; 406 without
+                                                           that ``Accept``
 anything else                                              the modern path,
                                                            unchanged (it ignores
                                                            ``Mcp-Session-Id``)
@@ -47,7 +52,8 @@ from .._connection import (
     is_modern,
 )
 from .._errors import INTERNAL_ERROR, INVALID_REQUEST, DecodeError
-from ._replies import _JSON, Reply, _error_reply
+from ._replies import _JSON, _SSE_HEADERS, Reply, _error_reply
+from ._validate import admits
 
 if TYPE_CHECKING:
     from ._server import ServerExchange
@@ -88,9 +94,16 @@ def _get_or_delete(ex: ServerExchange, sessions: SessionTable, sid: str | None) 
         if sessions.end(sid):
             return Reply(status=200)
         return _error(404, INVALID_REQUEST, f"session {sid!r} not found (LEG-16)")
-    if sid not in sessions:
+    session = sessions.get(sid)
+    if session is None:
         return _error(404, INVALID_REQUEST, f"session {sid!r} not found (LEG-16)")
-    return Reply(status=405, headers=(("allow", "POST, DELETE"),))
+    if not admits(ex.headers.get("accept"), "text/event-stream"):
+        return Reply(status=406)  # a GET asks for an event stream (LEG-13)
+    if session.stream is not None:
+        message = "the session's standalone stream is open already (one per session, LEG-14)"
+        return _error(409, INVALID_REQUEST, message)
+    ex._open_standalone(session)
+    return Reply(status=200, headers=_SSE_HEADERS, stream=True)
 
 
 def _maybe_initialize(ex: ServerExchange, sessions: SessionTable, body: bytes) -> Reply | None:

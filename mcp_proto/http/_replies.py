@@ -30,6 +30,11 @@ __all__ = [
 
 Header: TypeAlias = tuple[str, str]
 _JSON: Final = ("content-type", "application/json")
+_SSE_HEADERS: Final = (
+    ("content-type", "text/event-stream"),
+    ("cache-control", "no-cache"),
+    ("x-accel-buffering", "no"),
+)
 
 
 @frozen(kw_only=True)
@@ -63,7 +68,10 @@ class Reply:
     notification a ``202`` accepted, when the core recognised one (an
     extension's).  ``resumed``: a legacy session's exchange that this request (a
     client's answer to an input request, or its cancellation) gave a new event to
-    (its ``next_event``); the host wakes whoever serves that exchange.
+    (its ``next_event``); the host wakes whoever serves that exchange.  ``stream``:
+    the reply opens an event stream that stays open (a legacy session's standalone
+    ``GET`` stream, LEG-13): ``send`` gives its start only, and the host treats it as
+    a listen (a place in the listen budget, the fan-out, keep-alives) until it ends.
     """
 
     status: int
@@ -72,10 +80,16 @@ class Reply:
     error: t.Error | None = None
     notification: Notification | None = None
     resumed: ServerExchange | None = None
+    stream: bool = False
 
 
 def reply_parts(reply: Reply) -> list[ResponsePart]:
-    """The response parts of a :class:`Reply` (with its ``Content-Length``)."""
+    """The response parts of a :class:`Reply` (with its ``Content-Length``).
+
+    A ``stream`` reply gives its start alone: the stream's events follow.
+    """
+    if reply.stream:
+        return [ResponseStart(status=reply.status, headers=reply.headers)]
     headers = (*reply.headers, ("content-length", str(len(reply.body))))
     start = ResponseStart(status=reply.status, headers=headers)
     if reply.body:

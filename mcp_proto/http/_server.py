@@ -80,6 +80,7 @@ from ._headers import Headers, RawHeaders
 from ._legacy import route_legacy
 from ._replies import (
     _JSON,
+    _SSE_HEADERS,
     Reply,
     ResponseData,
     ResponseEnd,
@@ -110,11 +111,6 @@ __all__ = [
 DEFAULT_ALLOWED_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "[::1]"})
 #: Default bound on a POST body: 4 MiB.
 DEFAULT_MAX_BODY_SIZE: Final = 4 * 1024 * 1024
-_SSE_HEADERS: Final = (
-    ("content-type", "text/event-stream"),
-    ("cache-control", "no-cache"),
-    ("x-accel-buffering", "no"),
-)
 
 #: distinct request heads whose verdict an HTTPServer remembers
 _VERDICTS = 256
@@ -236,8 +232,10 @@ class ServerExchange:
         #: notifications dropped because the client did not accept an event stream
         self.dropped_notifications = 0
         self._mode = _Mode.BODY
-        #: the legacy session this exchange serves a request of (``_attach``)
+        #: the legacy session this exchange serves a request of (``_attach``), or
+        #: whose standalone stream it is (``_open_standalone``)
         self._session: HTTPSession | None = None
+        self.standalone = False  #: a legacy session's standalone GET stream (LEG-13)
         reply = self._check_head()
         if reply is not None:
             self._ready(reply)
@@ -302,6 +300,7 @@ class ServerExchange:
         """
         running = self._conn is not None and self.request_id in self._conn.in_flight()
         self._mode = _Mode.DONE
+        self._close_standalone()
         if not running:
             return None
         assert self._conn is not None and self.request_id is not None
@@ -337,6 +336,8 @@ class ServerExchange:
         """
         if isinstance(event, Reply):
             return self._send_reply(event)
+        if self.standalone:
+            return self._send_standalone(event)
         conn = self._conn
         if (
             self._mode is _Mode.DONE
@@ -380,6 +381,8 @@ class ServerExchange:
 
     def keepalive(self) -> list[ResponsePart]:
         """A comment frame for a quiet stream (HTTP-SSE-2); starts the stream if need be."""
+        if self.standalone:
+            return self._send_standalone(None)
         running = self._conn is not None and self.request_id in self._conn.in_flight()
         if not running or self._mode not in (_Mode.APP, _Mode.STREAM) or not self._sse_ok:
             return []
@@ -405,8 +408,40 @@ class ServerExchange:
             raise LocalProtocolError("a reply answers an exchange that has sent nothing yet")
         if self._conn is not None and self.request_id in self._conn.in_flight():
             self.client_closed()  # the request is over for the core too
-        self._mode = _Mode.DONE
+        if reply.stream:
+            self._mode = _Mode.STREAM
+        else:
+            self._mode = _Mode.DONE
+            self._close_standalone()  # refused after all (the listen budget)
         return reply_parts(reply)
+
+    def _send_standalone(self, event: Event | None) -> list[ResponsePart]:
+        """A change notification (``None``: a keep-alive) on a session's GET stream.
+
+        The session's gates decide what it gets (its subscriptions, log level, the
+        capabilities the server declared); anything else (a listen's end, from a
+        writer that fell behind) ends the stream, as does the end of the session.
+        """
+        session = self._session
+        assert session is not None
+        if self._mode is not _Mode.STREAM:
+            return []
+        sessions = self.server.sessions
+        open_ = sessions is not None and session.id in sessions
+        if open_ and isinstance(event, Notification | None):
+            if event is None:
+                return [ResponseData(data=KEEPALIVE)]
+            messages = session.conn.send_message(event)
+            data = b"".join(sse_message(orjson.dumps(m)) for m in messages)
+            return [ResponseData(data=data)] if data else []
+        self._mode = _Mode.DONE
+        self._close_standalone()
+        return [ResponseEnd()]
+
+    def _close_standalone(self) -> None:
+        session = self._session
+        if self.standalone and session is not None and session.stream is self:
+            session.stream = None
 
     # -- the checks --------------------------------------------------------
 
@@ -490,6 +525,10 @@ class ServerExchange:
     def _attach(self, conn: ServerConnection, request: Request, session: HTTPSession) -> None:
         """Serve ``request`` of a legacy session (the routing found it)."""
         self._conn, self.request_id, self._session = conn, request.id, session
+
+    def _open_standalone(self, session: HTTPSession) -> None:
+        """Become ``session``'s standalone GET stream (the routing allowed it)."""
+        self._session, self.standalone, session.stream = session, True, self
 
     def _resume(self, event: Request | InvalidMessage | Cancelled) -> None:
         """The client answered this exchange's input requests (or cancelled): next event."""

@@ -116,7 +116,7 @@ class HTTPServerConnection:
                 event = ex.next_event()
                 if event is not NEED_DATA:
                     return event
-                if wire.eof and not ex.done and ex.request_id is not None:
+                if wire.eof and not ex.done and (ex.request_id is not None or ex.standalone):
                     cancelled = ex.client_closed()
                     if cancelled is not None:
                         return cancelled

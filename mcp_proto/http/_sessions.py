@@ -36,7 +36,7 @@ DEFAULT_IDLE_TIMEOUT = 1800.0
 class HTTPSession:
     """One legacy session: its connection, its version, and who waits for input."""
 
-    __slots__ = ("conn", "id", "last_seen", "version", "waiting")
+    __slots__ = ("conn", "id", "last_seen", "stream", "version", "waiting")
 
     def __init__(self, id: str, conn: ServerConnection, version: str, now: float) -> None:
         self.id = id
@@ -46,6 +46,9 @@ class HTTPSession:
         self.last_seen = now
         #: request id -> the exchange streaming its input requests, until the answers come
         self.waiting: dict[Any, ServerExchange] = {}
+        #: the open standalone ``GET`` stream (LEG-13): one at most, so that no
+        #: notification is sent twice (LEG-14)
+        self.stream: ServerExchange | None = None
 
 
 class SessionTable:
