@@ -1,9 +1,11 @@
-"""Interop with a real ``initialize``-era client: the official Python SDK's last 1.x line.
+"""Interop with real ``initialize``-era clients: the official SDKs' 1.x lines.
 
-``mcp`` 1.30.0 cannot live beside the project's modern ``mcp`` 2.3.0, so the client runs
-in an environment of its own (``uv run --isolated --with mcp==1.30.0``, made once and
-cached by uv) and reports what it saw as JSON (``tests/peers/legacy_sdk_client.py``).
-It drives the everything example on each adapter, over stdio and over Streamable HTTP:
+``mcp`` 1.30.0 (Python) cannot live beside the project's modern ``mcp`` 2.3.0, so that
+client runs in an environment of its own (``uv run --isolated --with mcp==1.30.0``, made
+once and cached by uv); the TypeScript SDK's client (``@modelcontextprotocol/sdk``
+1.32.2, the latest 1.x) is installed by the fixture below with ``npm ci`` from the lock
+file in ``tests/peers/ts_legacy_client``.  Each reports what it saw as JSON.  Each
+drives the everything example on each adapter, over stdio and over Streamable HTTP:
 initialize (LEG-01/02/05), list, a call with progress, an elicitation and a sampling
 round asked of it as real requests (the MRTR bridge), the cancellation of a call
 waiting for input, logging/setLevel and a log message, ping, subscribe, a resource
@@ -34,6 +36,35 @@ LEGACY_SDK = "mcp==1.30.0"
 UV = shutil.which("uv")
 
 
+TS_CLIENT = PEERS / "ts_legacy_client"
+NPM, NODE = shutil.which("npm"), shutil.which("node")
+
+
+@pytest.fixture(scope="session")
+def ts_client() -> list[str]:
+    """The command of the TypeScript SDK's legacy client, once its package is installed."""
+    if NPM is None or NODE is None:
+        pytest.skip("node and npm are needed for the TypeScript SDK's client")
+    if not (TS_CLIENT / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
+        done = subprocess.run(
+            [NPM, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=TS_CLIENT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        if done.returncode != 0:
+            pytest.skip(f"the TypeScript SDK could not be installed: {done.stderr[-300:]}")
+    return [NODE, str(TS_CLIENT / "client.mjs")]
+
+
+def run_ts_client(command: list[str]) -> dict[str, Any]:
+    done = subprocess.run(command, check=False, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
 def legacy_client(server: list[str]) -> list[str]:
     if UV is None:
         pytest.skip("uv is needed to make the legacy SDK's own environment")
@@ -56,14 +87,30 @@ def legacy_report(returncode: int, stdout: str, stderr: str) -> dict[str, Any]:
     return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
+def stdio_server(adapter: str) -> list[str]:
+    return [sys.executable, "-m", "mcp_proto_cli", "serve-example", "--stdio",
+            "--adapter", adapter]  # fmt: skip
+
+
 @pytest.mark.parametrize("adapter", ["trio", "asyncio", "sync"])
 def test_legacy_sdk_client_against_the_everything_server_over_stdio(adapter: str) -> None:
-    server = [sys.executable, "-m", "mcp_proto_cli", "serve-example", "--stdio",
-              "--adapter", adapter]  # fmt: skip
-    check(run_legacy_client(server))
+    check(run_legacy_client(stdio_server(adapter)))
 
 
-def check(report: dict[str, Any]) -> None:
+@pytest.mark.parametrize("adapter", ["trio", "asyncio", "sync"])
+def test_typescript_sdk_client_against_the_everything_server_over_stdio(
+    adapter: str, ts_client: list[str]
+) -> None:
+    check(run_ts_client([*ts_client, *stdio_server(adapter)]), sdk="typescript")
+
+
+def test_typescript_sdk_client_against_the_everything_server_over_http(
+    http_server: str, ts_client: list[str]
+) -> None:
+    check(run_ts_client([*ts_client, "--http", http_server]), sdk="typescript")
+
+
+def check(report: dict[str, Any], sdk: str = "python") -> None:
     assert report["version"] == "2025-11-25"
     assert report["server"] == "mcp-proto-everything"
     assert report["capabilities"] == ["completions", "logging", "prompts", "resources", "tools"]
@@ -71,11 +118,13 @@ def check(report: dict[str, Any]) -> None:
     assert report["elicit_message"] == "What is your name?"
     assert report["elicited"] == "Hello, Ada!"
     assert report["sampled"] == "Sampling answered"
-    assert report["cancelled"] == "timed out"  # cancelled while it waited: never answered
+    # cancelled while it waited for input: never answered (Python: the call's own timeout)
+    assert report["cancelled"] == ("timed out" if sdk == "python" else "aborted")
     assert report["logs"] == ["info"]
     assert report["updated"] == ["test://watched-resource"]  # once: before unsubscribe
     assert report["read"] == "test://watched-resource"
-    assert report["result_keys"] == ["content", "isError"]  # no resultType, no _meta stamp
+    # no resultType, no _meta stamp (the Python SDK's model adds isError: false)
+    assert report["result_keys"] == (["content", "isError"] if sdk == "python" else ["content"])
 
 
 @pytest.fixture(params=["trio", "asyncio", "sync"])
