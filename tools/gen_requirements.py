@@ -120,7 +120,8 @@ def _text_files(root: Path) -> Iterator[Path]:
             yield top
             continue
         for folder, dirs, files in os.walk(top):
-            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+            skip = ("__pycache__", "node_modules")  # caches, and a test peer's npm packages
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in skip)
             for file in sorted(files):
                 path = Path(folder, file)
                 if path.relative_to(root).as_posix() not in NOT_CITATIONS:
