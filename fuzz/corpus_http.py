@@ -2,7 +2,9 @@
 
 * ``http_server``: raw HTTP/1.1 requests: POSTs built with ``HTTPClient().send(...)`` for
   several methods, every spec example request with the headers it needs, keep-alive pairs,
-  notifications, a chunked body, a GET, a HEAD, a bad header, a foreign ``Host``, HTTP/1.0;
+  notifications, a chunked body, a GET, a HEAD, a bad header, a foreign ``Host``, HTTP/1.0,
+  and legacy sessions: ``initialize``, then requests, answers, a GET stream and a DELETE
+  with the session's id, an unknown id, a wrong ``MCP-Protocol-Version``, too many sessions;
 * ``http1``: the hostile requests of ``tests/http_hostile.py`` (each with a pipelined
   second request), then the ``http_server`` seeds;
 * ``http_client``: raw responses to the client harness's POSTs (ids 1-4 in order): each
@@ -134,7 +136,54 @@ def http_server_seeds(messages: list[Any]) -> list[bytes]:
     out.append(posts[2].replace(b"HTTP/1.1", b"HTTP/1.0", 1))
     out.append(raw_post([("accept", "application/json")], b'{"jsonrpc":"2.0","id":1,"result":{}}'))
     out.append(raw_post([], b"[{},{}]") + raw_post([], b"{bad json"))
-    return out
+    return out + session_seeds()
+
+
+def session_seeds() -> list[bytes]:
+    """Legacy session traffic on one connection (the harness's first id is ``SESSION_ONE``)."""
+    from .invariants_http import MAX_SESSIONS, SESSION_ONE
+
+    def post(message: Any, *extra: tuple[str, str]) -> bytes:
+        return raw_post([("content-type", "application/json"),
+                         ("accept", "application/json, text/event-stream"), *extra],
+                        orjson.dumps(message))  # fmt: skip
+
+    sid = ("mcp-session-id", SESSION_ONE)
+    version = ("mcp-protocol-version", "2025-11-25")
+    init = post({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+                   "clientInfo": {"name": "fuzz", "version": "1"}},
+    })  # fmt: skip
+    initialized = post({"jsonrpc": "2.0", "method": "notifications/initialized"}, sid)
+    calls = [
+        post({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+              "params": {"name": "x", "_meta": {"progressToken": 1}}}, sid, version),
+        post({"jsonrpc": "2.0", "id": 2, "method": "ping"}, sid),
+        post({"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel",
+              "params": {"level": "error"}}, sid),
+        post({"jsonrpc": "2.0", "id": 4, "method": "resources/subscribe",
+              "params": {"uri": "a://b"}}, sid),
+        post({"jsonrpc": "2.0", "id": 9, "result": {}}, sid),
+        post({"jsonrpc": "2.0", "method": "notifications/cancelled",
+              "params": {"requestId": 1}}, sid),
+    ]  # fmt: skip
+    get = b"GET /mcp HTTP/1.1\r\n" + HOST + b"accept: text/event-stream\r\n"
+    get += b"mcp-session-id: " + SESSION_ONE.encode() + b"\r\n\r\n"
+    delete = b"DELETE /mcp HTTP/1.1\r\n" + HOST + b"mcp-session-id: " + SESSION_ONE.encode()
+    delete += b"\r\n\r\n"
+    unknown = post({"jsonrpc": "2.0", "id": 5, "method": "ping"}, ("mcp-session-id", "f" * 32))
+    wrong = post({"jsonrpc": "2.0", "id": 6, "method": "ping"}, sid,
+                 ("mcp-protocol-version", "2025-06-18"))  # fmt: skip
+    session = init + initialized + b"".join(calls)
+    return [
+        init,
+        session,
+        session + get,
+        session + delete + calls[1],
+        init + calls[0] + unknown + wrong,
+        init * (MAX_SESSIONS + 2) + calls[1],
+    ]
 
 
 # -- responses for the client harness ----------------------------------------

@@ -44,13 +44,21 @@ from mcp_proto.http import (
     HTTPServerConnection,
     Reply,
     RequestLost,
+    SessionTable,
     SSEParser,
     UnexpectedResponse,
     sse_event,
     sse_message,
 )
 
-from .invariants import TERMINAL, _answer, _pieces, check_valid_output, new_server
+from .invariants import (
+    TERMINAL,
+    _answer,
+    _pieces,
+    check_valid_output,
+    new_dual_server,
+    new_server,
+)
 from .invariants_http1 import differential
 
 _LINES = re.compile(r"\r\n|\r|\n")
@@ -61,8 +69,23 @@ MAX_EVENTS = 2000
 # -- the server: raw bytes of one TCP connection -----------------------------
 
 
+#: open legacy sessions at most, in the harness's endpoint
+MAX_SESSIONS = 4
+#: the id of the first session the harness's endpoint opens
+SESSION_ONE = (1).to_bytes(16, "big").hex()
+_SESSION_ID = re.compile(rb"[0-9a-f]{32}")
+_CHANGED = m.Notification(method="notifications/tools/list_changed")
+
+
 def new_http_server() -> HTTPServer:
-    return HTTPServer(connection=new_server, max_body_size=4096)
+    """The harness's dual-era endpoint; its session ids count up from ``SESSION_ONE``."""
+    counter = iter(range(1, 2**32))
+
+    def token(size: int) -> bytes:
+        return next(counter).to_bytes(size, "big")
+
+    sessions = SessionTable(token=token, connection=new_dual_server, max_sessions=MAX_SESSIONS)
+    return HTTPServer(connection=new_server, sessions=sessions, max_body_size=4096)
 
 
 def _serve(chunks: list[bytes]) -> tuple[list[Any], list[tuple[bytes, bytes]]]:
@@ -71,7 +94,8 @@ def _serve(chunks: list[bytes]) -> tuple[list[Any], list[tuple[bytes, bytes]]]:
     Returns its events and, per response, the request method it answers (for
     the framing of ``HEAD``) and the bytes written.
     """
-    conn = HTTPServerConnection(new_http_server())
+    server = new_http_server()
+    conn = HTTPServerConnection(server)
     events: list[Any] = []
     written: list[tuple[bytes, bytes]] = []
     for chunk in [*(c for c in chunks if c), b""]:
@@ -86,7 +110,13 @@ def _serve(chunks: list[bytes]) -> tuple[list[Any], list[tuple[bytes, bytes]]]:
                 return events, written
             ex = conn.exchange
             method = ex.method.encode("latin-1") if ex is not None else b"GET"
-            if isinstance(event, Reply):
+            assert server.sessions is not None and len(server.sessions) <= MAX_SESSIONS
+            if isinstance(event, Reply) and event.stream:  # a session's GET stream: held
+                head = conn.send(event)
+                assert head.startswith(b"HTTP/1.1 200 ") and b"text/event-stream" in head
+                conn.send(_CHANGED)  # gated by the session (its capabilities): bytes or none
+                continue
+            if isinstance(event, Reply | m.InvalidMessage):  # (Invalid: a legacy request's end)
                 written.append((method, conn.send(event)))
             elif isinstance(event, m.Request) and event.method == "subscriptions/listen":
                 continue  # held open, as a listen is, until the client goes away: Cancelled
@@ -98,31 +128,35 @@ def _serve(chunks: list[bytes]) -> tuple[list[Any], list[tuple[bytes, bytes]]]:
     raise AssertionError("end of input gave no ConnectionClosed")
 
 
-def _request_bodies(data: bytes) -> list[bytes | None]:
-    """The body of each request h11 reads from ``data`` (``None`` when it cannot)."""
+def _requests(data: bytes) -> list[tuple[bytes | None, bool]]:
+    """Each request h11 reads from ``data``: its body (``None`` when it cannot), and whether
+    it is a legacy session's (``Mcp-Session-Id``, or an ``initialize``): its answers may
+    follow the 2025-11-25 schema instead."""
     mirror = h11.Connection(h11.SERVER)
     mirror.receive_data(data)
     mirror.receive_data(b"")
-    bodies: list[bytes | None] = []
-    body = b""
-    while len(bodies) < MAX_EVENTS:
+    out: list[tuple[bytes | None, bool]] = []
+    body, session = b"", False
+    while len(out) < MAX_EVENTS:
         try:
             event = mirror.next_event()
         except h11.RemoteProtocolError:
-            return [*bodies, None]
-        if isinstance(event, h11.Data):
+            return [*out, (None, session)]
+        if isinstance(event, h11.Request):
+            session = any(name == b"mcp-session-id" for name, _ in event.headers)
+        elif isinstance(event, h11.Data):
             body += event.data
         elif isinstance(event, h11.EndOfMessage):
-            bodies.append(body)
+            out.append((body, session or b'"initialize"' in body))
             body = b""
             mirror.send(h11.Response(status_code=204, headers=[]))
             mirror.send(h11.EndOfMessage())
             if mirror.our_state is not h11.DONE or mirror.their_state is not h11.DONE:
-                return bodies
+                return out
             mirror.start_next_cycle()
-        elif not isinstance(event, h11.Request):
-            return bodies
-    return bodies
+        else:
+            return out
+    return out
 
 
 def _read_response(reader: h11.Connection, method: bytes, out: bytes) -> tuple[Any, bytes]:
@@ -147,20 +181,24 @@ def _read_response(reader: h11.Connection, method: bytes, out: bytes) -> tuple[A
         else:
             raise AssertionError(f"unexpected {event!r} in a response")
     assert head is not None and head.status_code >= 200
+    for name, value in head.headers:
+        if name == b"mcp-session-id":
+            assert _SESSION_ID.fullmatch(value), value  # visible ASCII (LEG-16)
     return head, body
 
 
-def _messages(head: Any, body: bytes) -> list[Any]:
-    """The JSON-RPC messages of one response body, each checked against the schema."""
+def _messages(head: Any, body: bytes, legacy: bool = False) -> list[Any]:
+    """The JSON-RPC messages of one response body, each checked against the schema
+    (``legacy``: the 2025-11-25 schema's, or this one's)."""
     ctype = dict(head.headers).get(b"content-type", b"").split(b";")[0].strip()
     if ctype == b"application/json":
         assert body, "an empty JSON body"
-        return check_valid_output(body + b"\n")
+        return check_valid_output(body + b"\n", legacy=legacy)
     if ctype == b"text/event-stream":
         parser = SSEParser()
         frames = parser.feed(body) + parser.feed(b"")
         assert not parser.truncated, body[-200:]
-        return [check_valid_output(f.data.encode() + b"\n")[0] for f in frames]
+        return [check_valid_output(f.data.encode() + b"\n", legacy=legacy)[0] for f in frames]
     assert not body, f"a body of type {ctype!r}"
     return []
 
@@ -172,13 +210,15 @@ def check_http_server(data: bytes) -> None:
     for other in runs[1:]:
         assert other == runs[0], "events or output depend on how the bytes were chunked"
     events, written = runs[0]
-    bodies = _request_bodies(data)
+    requests_ = _requests(data)
+    bodies = [body for body, _legacy in requests_]
     assert len(written) <= len(bodies) + 1, "more responses than requests"
     reader = h11.Connection(h11.CLIENT)
     for n, (method, out) in enumerate(written):
         assert out, "a response with no bytes"
         head, body = _read_response(reader, method, out)
-        messages = _messages(head, body) if method != b"HEAD" else []  # headers only
+        legacy = n < len(requests_) and requests_[n][1]
+        messages = _messages(head, body, legacy) if method != b"HEAD" else []  # headers only
         request = _json(bodies[n]) if n < len(bodies) else None
         answers = [msg for msg in messages if "method" not in msg]
         assert len(answers) <= 1, "more than one JSON-RPC response to one POST"

@@ -420,12 +420,35 @@ def test_refusals_on_the_legacy_paths_are_spec_shaped() -> None:
     # a request the session refuses, and a notification it cannot decode
     bad = {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": 5}}
     _, reply = post(server, bad, session)
-    assert reply.status == 400 and orjson.loads(reply.body)["id"] == 4
+    assert reply.status == 200 and orjson.loads(reply.body)["id"] == 4
     note = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": []}}
     _, reply = post(server, note, session)
     assert reply.status == 400 and b"-32602" in reply.body
     with pytest.raises(ValueError, match="max_sessions"):
         SessionTable(token=counting_token, max_sessions=0)
+
+
+def test_an_initialize_notification_opens_no_session() -> None:
+    """Found by the HTTP fuzz harness: ``initialize`` without an id reached an assertion.
+    It is a notification like any other (202), and no session is opened."""
+    server = endpoint()
+    _, reply = post(server, {k: v for k, v in INIT.items() if k != "id"})
+    assert reply.status == 202 and len(server.sessions) == 0  # type: ignore[arg-type]
+
+
+def test_leg16_an_error_answer_in_a_session_is_200_never_404() -> None:
+    """A legacy client reads 404 as "your session is gone" and starts over (LEG-16), so a
+    JSON-RPC error to a session's request (the core's refusal, or the application's) goes
+    with status 200, as the 2025-11-25 transport has every request answered."""
+    server, sid = opened()
+    unknown = {"jsonrpc": "2.0", "id": 7, "method": "no/such/method"}
+    _, reply = post(server, unknown, ("mcp-session-id", sid))
+    assert reply.status == 200 and orjson.loads(reply.body)["error"]["code"] == -32601
+    call = {"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "x"}}
+    ex, request = post(server, call, ("mcp-session-id", sid))
+    error = t.Error(code=m.METHOD_NOT_FOUND, message="no such tool here")
+    status, _headers, (body,) = parts_of(ex, m.ErrorResponse(id=request.id, error=error))
+    assert status == 200 and body["error"]["code"] == -32601
 
 
 def test_a_dual_era_per_request_connection_on_the_modern_path_cannot_crash_it() -> None:

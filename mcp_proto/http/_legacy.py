@@ -13,7 +13,9 @@ POST with an ``Mcp-Session-Id`` the table does not hold    404 (LEG-16)
 POST with a session, ``MCP-Protocol-Version`` another      400 (LEG-17)
 version than the session's
 POST of a JSON-RPC response or notification, in a session  202 (LEG-11)
-POST of a request in a session                             the session's events
+POST of a request in a session                             the session's events;
+                                                           a refusal is a JSON-RPC
+                                                           error with status 200
 DELETE with a session id                                   200, the session ends;
                                                            404 if unknown
 GET or DELETE without a session id                         405, as when modern
@@ -113,6 +115,8 @@ def _maybe_initialize(ex: ServerExchange, sessions: SessionTable, body: bytes) -
         return None  # the modern path words the refusal
     if type(obj) is not dict or obj.get("method") != "initialize" or is_modern(obj):
         return None
+    if "id" not in obj:  # a notification of that name (found by fuzzing): not a handshake
+        return None
     conn = (sessions.connection or ex.server.connection)()
     if not conn.legacy_versions:
         return None  # modern only: -32601 naming the versions (LEG-22)
@@ -150,9 +154,9 @@ def _in_session(ex: ServerExchange, session: HTTPSession, obj: Any) -> Reply | R
         return Reply(status=202, resumed=resumed)
     if isinstance(event, AnsweredRequest):  # ping, logging/setLevel, subscribe...
         return Reply(status=200, headers=(_JSON,), body=orjson.dumps(event.reply))
-    if isinstance(event, InvalidMessage):
-        assert event.reply is not None
-        return _error(event.http_status, event.error.code, event.error.message, event.reply.id)
+    if isinstance(event, InvalidMessage):  # a request the session refused: answered 200
+        assert event.reply is not None  # (a 404 would tell the client its session is gone)
+        return _error(200, event.error.code, event.error.message, event.reply.id)
     assert isinstance(event, Request), event
     ex._attach(conn, event, session)
     return event

@@ -364,7 +364,7 @@ class ServerExchange:
             self._mode = _Mode.DONE
             body = orjson.dumps(messages[-1])
             status = 200
-            if isinstance(event, ErrorResponse):
+            if isinstance(event, ErrorResponse) and self._session is None:  # legacy: 200
                 status = transport_status(event.error.code)
             headers = (_JSON, ("content-length", str(len(body))))
             return [
