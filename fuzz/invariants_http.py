@@ -198,6 +198,9 @@ def _messages(head: Any, body: bytes, legacy: bool = False) -> list[Any]:
         parser = SSEParser()
         frames = parser.feed(body) + parser.feed(b"")
         assert not parser.truncated, body[-200:]
+        if legacy and frames and not frames[0].data:  # a legacy stream's priming event
+            assert frames[0].id, "a priming event with no id (LEG-12)"
+            frames = frames[1:]
         return [check_valid_output(f.data.encode() + b"\n", legacy=legacy)[0] for f in frames]
     assert not body, f"a body of type {ctype!r}"
     return []

@@ -212,6 +212,15 @@ def test_http11_sse_response_with_comments_multiline_and_crlf() -> None:
     assert [type(e).__name__ for e in events] == ["Notification", "Result"]
 
 
+def test_leg12_a_priming_event_with_empty_data_is_not_a_message() -> None:
+    """A 2025-11-25 server opens a stream with an id, a retry and empty data (LEG-12)."""
+    client = HTTPClient()
+    post = call(client)
+    stream = b"id: 0.0\nretry: 1000\ndata: \n\n" + b"id: 0.1\n" + sse_message(result(1))
+    events = respond(client, post, 200, "text/event-stream", stream)
+    assert [type(e).__name__ for e in events] == ["Result"]
+
+
 def test_edge106_sse_ends_without_the_response_is_a_lost_request() -> None:
     client = HTTPClient()
     post = call(client)

@@ -69,15 +69,17 @@ def post(server: HTTPServer, body: Any, *headers: tuple[str, str]) -> Any:
     return ex, ex.next_event()
 
 
-def parts_of(ex: Any, event: Any) -> tuple[int, dict[str, str], list[Any]]:
-    parts = ex.send(event)
+def parts_of(ex: Any, event: Any, parts: Any = None) -> tuple[int, dict[str, str], list[Any]]:
+    parts = ex.send(event) if parts is None else parts
     start = parts[0]
     assert isinstance(start, ResponseStart)
     data = b"".join(p.data for p in parts if isinstance(p, ResponseData))
     headers = dict(start.headers)
     if headers.get("content-type") == "text/event-stream":
         bodies = [
-            orjson.loads(line[5:]) for line in data.split(b"\n") if line.startswith(b"data:")
+            orjson.loads(line[5:])
+            for line in data.split(b"\n")
+            if line.startswith(b"data:") and line[5:].strip()  # (not the priming event)
         ]
     else:
         bodies = [orjson.loads(data)] if data else []
@@ -348,7 +350,12 @@ def test_mrtr_over_http_the_answer_post_resumes_the_streaming_exchange() -> None
     ex, _request = post(server, call, session)
     form = t.ElicitRequestFormParams(message="name?", requested_schema={"type": "object"})
     ask = t.InputRequiredResult(input_requests={"n": t.ElicitRequest(params=form)})
-    _status, headers, (asked,) = parts_of(ex, m.Result(id=7, result=ask))
+    parts = ex.send(m.Result(id=7, result=ask))
+    data = b"".join(p.data for p in parts if isinstance(p, ResponseData))
+    priming, event, *_ = data.split(b"\n\n")
+    assert priming == b"id: 0.0\nretry: 1000\ndata: "  # LEG-12: first, with an id and retry
+    assert event.startswith(b"id: 0.1\ndata: {")  # every event after it has an id (LEG-15)
+    _status, headers, (asked,) = parts_of(ex, m.Result(id=7, result=ask), parts)
     assert headers["content-type"] == "text/event-stream"
     assert asked["method"] == "elicitation/create" and asked["id"] == 0
     assert ex.next_event() is m.NEED_DATA and ex.awaiting_input

@@ -356,7 +356,8 @@ class ClientExchange:
             return
         if self._sse is not None:
             for sse in self._sse.feed(data):
-                if sse.event == "message" and not self.complete:
+                # (empty data: a priming event, which only sets the last event id)
+                if sse.event == "message" and not self.complete and sse.data:
                     self._deliver(sse.data)
             if self._eof:
                 self._lost("the event stream ended before the response")

@@ -112,6 +112,9 @@ DEFAULT_ALLOWED_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "[::1]"})
 #: Default bound on a POST body: 4 MiB.
 DEFAULT_MAX_BODY_SIZE: Final = 4 * 1024 * 1024
 
+#: the ``retry`` a legacy session's event stream gives its client: milliseconds to wait
+#: before it reconnects, should the connection end before the stream does (LEG-12)
+SSE_RETRY_MS: Final = 1000
 #: distinct request heads whose verdict an HTTPServer remembers
 _VERDICTS = 256
 _TOKEN_IN_QUERY: Final = Challenge(
@@ -236,6 +239,7 @@ class ServerExchange:
         #: whose standalone stream it is (``_open_standalone``)
         self._session: HTTPSession | None = None
         self.standalone = False  #: a legacy session's standalone GET stream (LEG-13)
+        self._stream = self._seq = 0  # a legacy stream's number and its last event's
         reply = self._check_head()
         if reply is not None:
             self._ready(reply)
@@ -373,7 +377,7 @@ class ServerExchange:
                 ResponseEnd(),
             ]
         parts = self._start_stream()
-        parts.append(ResponseData(data=b"".join(sse_message(orjson.dumps(m)) for m in messages)))
+        parts.append(ResponseData(data=self._frames(messages)))
         if final:
             self._mode = _Mode.DONE
             parts.append(ResponseEnd())
@@ -394,7 +398,27 @@ class ServerExchange:
         if self._mode is _Mode.STREAM:
             return []
         self._mode = _Mode.STREAM
-        return [ResponseStart(status=200, headers=_SSE_HEADERS)]
+        start = ResponseStart(status=200, headers=_SSE_HEADERS)
+        session = self._session
+        if session is None:
+            return [start]
+        # a legacy request's stream opens with a priming event: an id, a retry delay and
+        # empty data (LEG-12); every event after it has an id, unique in the session
+        self._stream, self._seq = session.streams, 0
+        session.streams += 1
+        priming = b"id: %d.0\nretry: %d\ndata: \n\n" % (self._stream, SSE_RETRY_MS)
+        return [start, ResponseData(data=priming)]
+
+    def _frames(self, messages: list[dict[str, Any]]) -> bytes:
+        """The SSE frames of ``messages``; in a legacy session, each with its event id."""
+        if self._session is None:
+            return b"".join(sse_message(orjson.dumps(m)) for m in messages)
+        out = []
+        for message in messages:
+            self._seq += 1
+            out.append(b"id: %d.%d\n" % (self._stream, self._seq))
+            out.append(sse_message(orjson.dumps(message)))
+        return b"".join(out)
 
     def _is_final(self, message: Mapping[str, Any]) -> bool:
         if "method" not in message:

@@ -36,7 +36,7 @@ DEFAULT_IDLE_TIMEOUT = 1800.0
 class HTTPSession:
     """One legacy session: its connection, its version, and who waits for input."""
 
-    __slots__ = ("conn", "id", "last_seen", "stream", "version", "waiting")
+    __slots__ = ("conn", "id", "last_seen", "stream", "streams", "version", "waiting")
 
     def __init__(self, id: str, conn: ServerConnection, version: str, now: float) -> None:
         self.id = id
@@ -49,6 +49,8 @@ class HTTPSession:
         #: the open standalone ``GET`` stream (LEG-13): one at most, so that no
         #: notification is sent twice (LEG-14)
         self.stream: ServerExchange | None = None
+        #: event streams opened on POSTs so far: the next one's number, in its event ids
+        self.streams = 0
 
 
 class SessionTable:
