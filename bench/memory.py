@@ -1,4 +1,4 @@
-"""Memory per in-flight request, per open subscription, and per idle legacy session.
+"""Memory per in-flight request, per open subscription, and per legacy session.
 
 Opens N requests (``tools/call``) and N subscriptions (``subscriptions/listen``)
 through the public API, measuring with tracemalloc what the connection keeps
@@ -7,7 +7,8 @@ that answers later would keep only what it needs).  Prints bytes per item at
 several N to show the per-item cost stays flat.  A legacy session is what an
 ``initialize``-era client costs while it is connected and idle: one dual-era connection
 after ``initialize`` and ``notifications/initialized`` (issue 15's target: under 4 KiB);
-the HTTP binding will keep one per ``Mcp-Session-Id``.
+an open one has a ``tools/call`` in flight besides; over HTTP, a session is that
+connection in the endpoint's ``SessionTable``, opened by a POSTed ``initialize``.
 
     uv run python bench/memory.py [--n 10000]
 """
@@ -73,10 +74,14 @@ INITIALIZE = (
 )
 
 
-def measure_sessions(n: int) -> float:
-    """Bytes per idle legacy session: ``n`` dual-era connections, each initialized."""
-    caps = t.ServerCapabilities(tools=t.ServerCapabilitiesTools(list_changed=True), logging={})
-    template = m.ServerConnection(capabilities=caps, legacy_versions=m.LEGACY_VERSIONS)
+CALL = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}\n'
+CAPS = t.ServerCapabilities(tools=t.ServerCapabilitiesTools(list_changed=True), logging={})
+
+
+def measure_sessions(n: int, *, busy: bool = False) -> float:
+    """Bytes per legacy session: ``n`` dual-era connections, each initialized (``busy``:
+    each with a ``tools/call`` in flight too)."""
+    template = m.ServerConnection(capabilities=CAPS, legacy_versions=m.LEGACY_VERSIONS)
     sessions = []
     gc.collect()
     tracemalloc.start()
@@ -88,6 +93,9 @@ def measure_sessions(n: int) -> float:
         assert isinstance(event, m.AnsweredRequest), event
         conn.send(event)
         assert conn.next_event() is m.NEED_DATA
+        if busy:
+            conn.receive_data(CALL)
+            assert isinstance(conn.next_event(), m.Request)
         sessions.append(conn)
         del event
     gc.collect()
@@ -95,6 +103,36 @@ def measure_sessions(n: int) -> float:
     tracemalloc.stop()
     grown = sum(s.size_diff for s in after.compare_to(before, "filename"))
     assert all(s.legacy is not None and s.legacy.initialized for s in sessions)
+    return grown / n
+
+
+def measure_http_sessions(n: int) -> float:
+    """Bytes per idle legacy session of an HTTP endpoint: ``n`` POSTed ``initialize``."""
+    from mcp_proto.http import HTTPServer, SessionTable
+
+    template = m.ServerConnection(capabilities=CAPS, legacy_versions=m.LEGACY_VERSIONS)
+    counter = iter(range(1, 2**62))
+    table = SessionTable(
+        token=lambda size: next(counter).to_bytes(size, "big"),
+        connection=template.fresh,
+        max_sessions=n,
+    )
+    server = HTTPServer(connection=template.fresh, sessions=table)
+    head = [("host", "localhost"), ("content-type", "application/json"),
+            ("accept", "application/json, text/event-stream")]  # fmt: skip
+    body = INITIALIZE.split(b"\n")[0]
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.take_snapshot()
+    for _ in range(n):
+        reply = server.handle("POST", "/mcp", head, body).next_event()
+        assert getattr(reply, "status", None) == 200, reply
+        del reply
+    gc.collect()
+    after = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    grown = sum(s.size_diff for s in after.compare_to(before, "filename"))
+    assert len(table) == n
     return grown / n
 
 
@@ -109,7 +147,13 @@ def main() -> None:
         req = measure(n, "tools/call", call)
         print(f"n={n:>6}: {sub:8.0f} B per open subscription, {req:8.0f} B per in-flight request")
     for n in (args.n // 10, args.n):
-        print(f"n={n:>6}: {measure_sessions(n):8.0f} B per idle legacy session")
+        idle, busy, http = (
+            measure_sessions(n),
+            measure_sessions(n, busy=True),
+            measure_http_sessions(n),
+        )
+        print(f"n={n:>6}: {idle:8.0f} B per idle legacy session, {busy:8.0f} B per open one "
+              f"(a call in flight), {http:8.0f} B per idle HTTP session")  # fmt: skip
 
 
 if __name__ == "__main__":
