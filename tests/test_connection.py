@@ -727,3 +727,22 @@ def test_capability_helper_err09() -> None:
     err = m.require_client_capabilities(got.meta, {"sampling": {}, "elicitation": {}})
     assert err is not None and err.code == -32021
     assert err.data == {"requiredCapabilities": {"sampling": {}}}
+
+
+def test_messages_fed_whole_come_out_in_order_and_their_queue_is_given_back() -> None:
+    """``receive_message`` twice, then two events in that order; the queue, freed once
+    empty (an idle legacy HTTP session keeps none: bench/memory.py), is made again."""
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}}  # fmt: skip
+    server = m.ServerConnection()
+    for id in (1, 2):
+        server.receive_message(
+            {"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": {"_meta": meta}}
+        )
+    ids = [server.next_event().reply.id, server.next_event().reply.id]  # type: ignore[union-attr]
+    assert ids == [1, 2]  # (refused in order: this server has no tools)
+    assert server.next_event() is m.NEED_DATA
+    server.receive_message({"jsonrpc": "2.0", "id": 3, "method": "tools/list",
+                            "params": {"_meta": meta}})  # fmt: skip
+    assert server.next_event().reply.id == 3  # type: ignore[union-attr]

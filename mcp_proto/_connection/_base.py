@@ -126,6 +126,8 @@ class StreamConnection(Generic[E]):
             inbox = self._inbox
             if inbox:
                 item = inbox.popleft()
+                if not inbox:  # given back once empty: an idle HTTP session keeps none
+                    self._inbox = None
             else:
                 try:
                     item = self._lines.next_line()
