@@ -101,6 +101,7 @@ PINNED = {
         "DEFAULT_IDLE_TIMEOUT",
         "DEFAULT_MAX_BODY_SIZE",
         "DEFAULT_MAX_SESSIONS",
+        "DEFAULT_REPLAY_LIMIT",
         "Era",
         "HTTPClient",
         "HTTPClientConnection",

@@ -64,6 +64,7 @@ def start_sync(
 ) -> Callable[[], None]:
     handlers: dict[str, Any] = {m: everything.run_sync(f) for m, f in everything.HANDLERS.items()}
     handlers["prompts/get"] = slow  # a handler that waits for its cancellation
+    handlers.update(options.pop("handlers", {}))
     server = mcp_proto_sync.Server(handlers, **settings(options))
     stop = threading.Event()
     thread = threading.Thread(
@@ -81,6 +82,7 @@ def start_asyncio(
     **options: Any,
 ) -> Callable[[], None]:
     handlers = {**everything.HANDLERS, "prompts/get": async_slow("asyncio")}
+    handlers.update(options.pop("handlers", {}))
     server = mcp_proto_asyncio.Server(handlers, **settings(options))
     started: list[tuple[asyncio.AbstractEventLoop, asyncio.Task[None]]] = []
 
@@ -109,6 +111,7 @@ def start_trio(
     **options: Any,
 ) -> Callable[[], None]:
     handlers = {**everything.HANDLERS, "prompts/get": async_slow("trio")}
+    handlers.update(options.pop("handlers", {}))
     server = mcp_proto_trio.Server(handlers, **settings(options))
     scope: list[Any] = []
 
@@ -134,7 +137,8 @@ def start_trio(
 def running(
     adapter: str, http_options: dict[str, Any] | None = None, **options: Any
 ) -> Iterator[tuple[str, int]]:
-    """An adapter's HTTP server on 127.0.0.1 with ``options`` over :func:`settings`."""
+    """An adapter's HTTP server on 127.0.0.1 with ``options`` over :func:`settings`
+    (``handlers=``: more handlers, or other ones, over the everything example's)."""
     bound: list[tuple[str, int]] = []
     up = threading.Event()
 

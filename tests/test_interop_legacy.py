@@ -94,14 +94,14 @@ def stdio_server(adapter: str) -> list[str]:
 
 @pytest.mark.parametrize("adapter", ["trio", "asyncio", "sync"])
 def test_legacy_sdk_client_against_the_everything_server_over_stdio(adapter: str) -> None:
-    check(run_legacy_client(stdio_server(adapter)))
+    check(run_legacy_client(stdio_server(adapter)), http=False)
 
 
 @pytest.mark.parametrize("adapter", ["trio", "asyncio", "sync"])
 def test_typescript_sdk_client_against_the_everything_server_over_stdio(
     adapter: str, ts_client: list[str]
 ) -> None:
-    check(run_ts_client([*ts_client, *stdio_server(adapter)]), sdk="typescript")
+    check(run_ts_client([*ts_client, *stdio_server(adapter)]), sdk="typescript", http=False)
 
 
 def test_typescript_sdk_client_against_the_everything_server_over_http(
@@ -110,7 +110,7 @@ def test_typescript_sdk_client_against_the_everything_server_over_http(
     check(run_ts_client([*ts_client, "--http", http_server]), sdk="typescript")
 
 
-def check(report: dict[str, Any], sdk: str = "python") -> None:
+def check(report: dict[str, Any], sdk: str = "python", *, http: bool = True) -> None:
     assert report["version"] == "2025-11-25"
     assert report["server"] == "mcp-proto-everything"
     assert report["capabilities"] == ["completions", "logging", "prompts", "resources", "tools"]
@@ -123,6 +123,9 @@ def check(report: dict[str, Any], sdk: str = "python") -> None:
     assert report["logs"] == ["info"]
     assert report["updated"] == ["test://watched-resource"]  # once: before unsubscribe
     assert report["read"] == "test://watched-resource"
+    # LEG-12/15: over HTTP the answer came on the GET that resumed the closed stream
+    resumed = "Answered on the resumed stream" if http else "No stream to close"
+    assert report["reconnected"] == resumed
     # no resultType, no _meta stamp (the Python SDK's model adds isError: false)
     assert report["result_keys"] == (["content", "isError"] if sdk == "python" else ["content"])
 

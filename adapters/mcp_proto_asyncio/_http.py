@@ -131,6 +131,11 @@ class _Link:
     async def emit(self, event: m.Notification | m.Result) -> None:
         await self.send(self.session.send(event))
 
+    async def close_stream(self) -> bool:
+        data = self.session.close_stream()
+        await self.send(data)
+        return bool(data)
+
     async def send(self, data: bytes) -> None:
         """Write ``data`` within ``client_timeout`` seconds, or abort the connection.
 

@@ -137,6 +137,10 @@ class _Session:
             self.writer.write(data)
             await self.writer.drain()
 
+    async def close_stream(self) -> bool:
+        """Nothing to close on stdio: the answer comes on this stream (False)."""
+        return False
+
     async def _write(self, data: bytes) -> None:
         try:
             self.writer.write(data)

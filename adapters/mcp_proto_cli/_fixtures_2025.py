@@ -29,6 +29,7 @@ TOOLS_2025 = [
     _tool("test_elicitation", "Asks the user", {"message": {"type": "string"}}),
     _tool("test_elicitation_sep1034_defaults", "Asks with default values (SEP-1034)"),
     _tool("test_elicitation_sep1330_enums", "Asks with every enum schema (SEP-1330)"),
+    _tool("test_reconnection", "Closes its event stream mid-call; answers on the resume"),
 ]
 
 _DEFAULTS = {
@@ -70,6 +71,11 @@ async def legacy_fixture(ctx: Any, params: t.CallToolRequestParams) -> Any:
             if inspect.isawaitable(sent):
                 await sent
         return _text("Logged three messages")
+    if name == "test_reconnection":  # SEP-1699: the client resumes with Last-Event-ID
+        closed = ctx.close_stream()
+        if inspect.isawaitable(closed):
+            closed = await closed
+        return _text("Answered on the resumed stream" if closed else "No stream to close")
     if name == "test_sampling":
         if not isinstance(got, t.CreateMessageResult):
             prompt = str(args.get("prompt", "Hello"))

@@ -157,12 +157,17 @@ class HTTPServerSession(Generic[H, C]):
 
     @property
     def busy(self) -> bool:
-        """A handler runs, a listen is open, or a legacy request waits for the client's
-        answers to its input requests: the client may stay quiet."""
-        if self.run is not None or self.listening:
-            return True
+        """A handler runs, a listen is open, a legacy request waits for the client's
+        answers to its input requests, or a GET resumes a stream: the client may stay
+        quiet."""
+        return self.run is not None or self.listening or self._polling
+
+    @property
+    def _polling(self) -> bool:
+        """Whether the exchange gets news from other connections (its answers, a resumed
+        stream's events), looked at every :data:`INPUT_POLL` seconds."""
         ex = self.conn.exchange
-        return ex is not None and ex.awaiting_input
+        return ex is not None and (ex.awaiting_input or ex.following)
 
     def receive_data(self, data: bytes) -> None:
         """Bytes read from the client; ``b""`` when it closed its side."""
@@ -197,23 +202,23 @@ class HTTPServerSession(Generic[H, C]):
             wait = self._clock.wait(busy=self.busy, now=now, settings=self._settings)
             if wait is None:  # the client took too long to send a request (slowloris)
                 return self._closed("the client was too slow to send a request")
-            ex = conn.exchange
-            if ex is not None and ex.awaiting_input:
-                return ReadWithin(min(wait, INPUT_POLL))
-            return ReadWithin(wait)
+            return ReadWithin(min(wait, INPUT_POLL) if self._polling else wait)
         if isinstance(event, Request):
             self._clock.request_arrived()
             return self._dispatch(event)
         if isinstance(event, Reply):
             self._clock.request_arrived()  # a whole exchange, as a request is (idle clock)
-            if event.stream:  # a legacy session's GET stream: held as a listen is
-                return self._open(None, event)
+            ex = conn.exchange
+            if event.stream and not (ex is not None and ex.following):
+                return self._open(None, event)  # a legacy session's GET stream: a listen
             self._closing = conn.must_close
             return Write(conn.send(event))
         if isinstance(event, InvalidMessage):  # a legacy request ended by its client's answer
             return Write(conn.send(event))
         if isinstance(event, Cancelled):  # the client closed the response (HTTP-SSE-5)
             if self.run is None and not self.listening:  # cancelled while it waited for input
+                if conn.exchange is not None and conn.exchange.done:  # a detached one: over
+                    return self.next_action(now)
                 return self._closed("the client cancelled a request waiting for input")
             if self.run is not None:
                 self.run.context._core.cancelled = True
@@ -279,6 +284,16 @@ class HTTPServerSession(Generic[H, C]):
     def send(self, event: Notification | Result) -> bytes:
         """The bytes of what the adapter sends itself (a handler's progress, a change)."""
         return self.conn.send(event)
+
+    def close_stream(self) -> bytes:
+        """A handler ends its response before its answer (``test_reconnection``): the bytes.
+
+        Only a legacy request on an event stream can (LEG-12: the client resumes with a
+        ``GET`` and ``Last-Event-ID``, see :mod:`mcp_proto.http._replay`); otherwise
+        ``b""`` and nothing changes.  What the handler sends afterwards is kept for the
+        resume; the connection serves its next request once the handler is done.
+        """
+        return self.conn.detach()
 
     def end_listen(self) -> None:
         """The listen is over, however it ended: its budget is given back, once.

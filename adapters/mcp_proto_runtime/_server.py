@@ -235,6 +235,9 @@ class AsyncStream(Protocol):
 
     async def emit(self, event: Notification | Result) -> None: ...
 
+    async def close_stream(self) -> bool:
+        """End the request's response before its answer, if it can (see the context)."""
+
 
 class AsyncHandlerContext(HandlerContext[AsyncStream]):
     """What an ``async`` handler gets (asyncio, trio): ways to talk about its request.
@@ -254,6 +257,16 @@ class AsyncHandlerContext(HandlerContext[AsyncStream]):
         event = self._core.log_event(level, data, logger)
         if event is not None:
             await self._session.emit(event)
+
+    async def close_stream(self) -> bool:
+        """End this request's HTTP response now and go on (True), or do nothing (False).
+
+        For a legacy session's request on an event stream (LEG-12): the client resumes
+        with a ``GET`` and ``Last-Event-ID``, and what the handler sends from then on,
+        its answer included, reaches it there (``docs/dual-era.md``).  On stdio and for
+        modern requests there is nothing to close.
+        """
+        return await self._session.close_stream()
 
     async def notify_changed(self, method: str, params: Any = None) -> None:
         """A change notification, to every open subscription that asked for it.

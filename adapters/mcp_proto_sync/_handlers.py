@@ -36,6 +36,9 @@ class Stream(Protocol):
 
     def emit(self, event: m.Notification | m.Result) -> None: ...
 
+    def close_stream(self) -> bool:
+        """End the request's response before its answer, if it can (see the context)."""
+
 
 class Context(HandlerContext[Stream]):
     """What a blocking handler gets: its request, and ways to talk about it.
@@ -71,6 +74,16 @@ class Context(HandlerContext[Stream]):
         event = self._core.log_event(level, data, logger)
         if event is not None:
             self._session.emit(event)
+
+    def close_stream(self) -> bool:
+        """End this request's HTTP response now and go on (True), or do nothing (False).
+
+        For a legacy session's request on an event stream (LEG-12): the client resumes
+        with a ``GET`` and ``Last-Event-ID``, and what the handler sends from then on,
+        its answer included, reaches it there (``docs/dual-era.md``).  On stdio and for
+        modern requests there is nothing to close.
+        """
+        return self._session.close_stream()
 
     def notify_changed(self, method: str, params: Any = None) -> None:
         """A change notification, to every open subscription that asked for it.

@@ -181,6 +181,10 @@ class _LockedSession(HTTPServerSession[Handler, Context]):
         with self._core_lock:
             return super().send(event)
 
+    def close_stream(self) -> bytes:
+        with self._core_lock:
+            return super().close_stream()
+
     def end_listen(self) -> None:
         with self._core_lock:
             super().end_listen()
@@ -236,6 +240,14 @@ class _Link:
             data = self.session.send(event)
             if data:
                 self.sock.sendall(data)
+
+    def close_stream(self) -> bool:
+        """End the handler's response before its answer, if it can (a legacy request)."""
+        with self.lock:
+            data = self.session.close_stream()
+            if data:
+                self.sock.sendall(data)
+        return bool(data)
 
     def _open_listen(self, listen: OpenListen) -> None:
         """Under ``lock``: the listen joins the fan-out, then its acknowledgement is written.

@@ -207,6 +207,10 @@ class _Session:
             if data:
                 self.write(data)
 
+    def close_stream(self) -> bool:
+        """Nothing to close on stdio: the answer comes on this stream (False)."""
+        return False
+
     def offer(self, event: m.Notification, *, own: bool = False) -> None:
         """Hand ``event`` to this stream's writer thread; never waits for the stream's I/O.
 

@@ -111,6 +111,12 @@ class _Link:
         if data:
             await self.send(data, timeout)
 
+    async def close_stream(self) -> bool:
+        data = self.session.close_stream()
+        if data:
+            await self.send(data)
+        return bool(data)
+
     async def send(self, data: bytes, timeout: float | None = None) -> None:
         """Write all of ``data`` within ``timeout`` seconds (``client_timeout`` by default).
 

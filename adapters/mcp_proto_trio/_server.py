@@ -158,6 +158,10 @@ class _Session:
         else:
             await trio.sleep(0)
 
+    async def close_stream(self) -> bool:
+        """Nothing to close on stdio: the answer comes on this stream (False)."""
+        return False
+
     async def _write(self, data: bytes) -> bool:
         """Write ``data`` from a task that ends or reads next; false if the client is gone."""
         try:

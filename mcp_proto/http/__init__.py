@@ -63,6 +63,7 @@ from ._headers import (
     param_header_text,
     tool_header_problem,
 )
+from ._replay import DEFAULT_REPLAY_LIMIT
 from ._server import (
     DEFAULT_ALLOWED_HOSTS,
     DEFAULT_MAX_BODY_SIZE,
@@ -101,6 +102,7 @@ __all__ = [
     "DEFAULT_IDLE_TIMEOUT",
     "DEFAULT_MAX_BODY_SIZE",
     "DEFAULT_MAX_SESSIONS",
+    "DEFAULT_REPLAY_LIMIT",
     "Era",
     "HTTPClient",
     "HTTPClientConnection",

@@ -26,6 +26,14 @@ GET with a session id, ``Accept: text/event-stream``      the session's standalo
                                                            session ends; 409 while
                                                            one is open; 406 without
                                                            that ``Accept``
+GET with a session id and ``Last-Event-ID: <s>.<n>`` of a  the events of stream s
+stream the session keeps (closed mid-call, LEG-12/15)      after n, then the rest
+                                                           as they come, ending
+                                                           after the response; 409
+                                                           while another GET
+                                                           resumes it; an id of no
+                                                           kept stream: a fresh
+                                                           standalone stream
 anything else                                              the modern path,
                                                            unchanged (it ignores
                                                            ``Mcp-Session-Id``)
@@ -54,6 +62,7 @@ from .._connection import (
     is_modern,
 )
 from .._errors import INTERNAL_ERROR, INVALID_REQUEST, DecodeError
+from ._replay import parse_event_id
 from ._replies import _JSON, _SSE_HEADERS, Reply, _error_reply
 from ._validate import admits
 
@@ -101,6 +110,15 @@ def _get_or_delete(ex: ServerExchange, sessions: SessionTable, sid: str | None) 
         return _error(404, INVALID_REQUEST, f"session {sid!r} not found (LEG-16)")
     if not admits(ex.headers.get("accept"), "text/event-stream"):
         return Reply(status=406)  # a GET asks for an event stream (LEG-13)
+    last = parse_event_id(ex.headers.get("last-event-id"))
+    kept = session.replay.get(last[0]) if last is not None and session.replay else None
+    if kept is not None:  # the resume of a stream closed mid-call (LEG-15): its events
+        if kept.follower is not None:
+            message = f"stream {kept.stream} is being resumed already (one GET at a time)"
+            return _error(409, INVALID_REQUEST, message)
+        assert last is not None
+        ex._follow(session, kept, last[1])
+        return Reply(status=200, headers=_SSE_HEADERS, stream=True)
     if session.stream is not None:
         message = "the session's standalone stream is open already (one per session, LEG-14)"
         return _error(409, INVALID_REQUEST, message)

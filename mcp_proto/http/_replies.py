@@ -7,6 +7,7 @@ internals.
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 import orjson
@@ -35,6 +36,20 @@ _SSE_HEADERS: Final = (
     ("cache-control", "no-cache"),
     ("x-accel-buffering", "no"),
 )
+#: the ``retry`` a legacy session's event stream gives its client: milliseconds to wait
+#: before it reconnects, should the connection end before the stream does (LEG-12)
+SSE_RETRY_MS: Final = 1000
+
+
+class _Mode(Enum):
+    """Where a :class:`~mcp_proto.http.ServerExchange` is, from head to end of response."""
+
+    BODY = "receiving the body"
+    READY = "the event is ready"
+    APP = "the application owns the request"
+    STREAM = "streaming SSE"
+    DETACHED = "the response ended, the request goes on: its events are kept for a resume"
+    DONE = "done"
 
 
 @frozen(kw_only=True)
@@ -71,7 +86,11 @@ class Reply:
     (its ``next_event``); the host wakes whoever serves that exchange.  ``stream``:
     the reply opens an event stream that stays open (a legacy session's standalone
     ``GET`` stream, LEG-13): ``send`` gives its start only, and the host treats it as
-    a listen (a place in the listen budget, the fan-out, keep-alives) until it ends.
+    a listen (a place in the listen budget, the fan-out, keep-alives) until it ends --
+    unless the exchange is ``following`` (a ``GET`` with ``Last-Event-ID`` resuming a
+    stream closed mid-call, LEG-15): ``send`` then gives the start and the kept events,
+    and the host polls ``keepalive()`` for the rest, as it does while a request of the
+    session waits for input.
     """
 
     status: int

@@ -49,7 +49,6 @@ A notification is answered ``202`` whatever its headers (HTTP-10, HTTP-12);
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from enum import Enum
 from typing import Any, Final, TypeAlias
 from urllib.parse import parse_qs
 
@@ -78,15 +77,25 @@ from .._errors import (
 from ._auth import Challenge, ProtectedResource
 from ._headers import Headers, RawHeaders
 from ._legacy import route_legacy
+from ._legacy_streams import (
+    detach,
+    drain,
+    end_detached,
+    framed,
+    send_detached,
+    send_standalone,
+    start_stream,
+)
+from ._replay import Replay
 from ._replies import (
     _JSON,
-    _SSE_HEADERS,
     Reply,
     ResponseData,
     ResponseEnd,
     ResponsePart,
     ResponseStart,
     _error_reply,
+    _Mode,
     reply_parts,
 )
 from ._sessions import HTTPSession, SessionTable
@@ -112,9 +121,6 @@ DEFAULT_ALLOWED_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "[::1]"})
 #: Default bound on a POST body: 4 MiB.
 DEFAULT_MAX_BODY_SIZE: Final = 4 * 1024 * 1024
 
-#: the ``retry`` a legacy session's event stream gives its client: milliseconds to wait
-#: before it reconnects, should the connection end before the stream does (LEG-12)
-SSE_RETRY_MS: Final = 1000
 #: distinct request heads whose verdict an HTTPServer remembers
 _VERDICTS = 256
 _TOKEN_IN_QUERY: Final = Challenge(
@@ -122,14 +128,6 @@ _TOKEN_IN_QUERY: Final = Challenge(
 )
 
 ToolLookup: TypeAlias = Mapping[str, t.Tool] | Callable[[str], t.Tool | None]
-
-
-class _Mode(Enum):
-    BODY = "receiving the body"
-    READY = "the event is ready"
-    APP = "the application owns the request"
-    STREAM = "streaming SSE"
-    DONE = "done"
 
 
 def _mismatch(message: str, id: t.RequestId | None) -> Reply:
@@ -240,6 +238,11 @@ class ServerExchange:
         self._session: HTTPSession | None = None
         self.standalone = False  #: a legacy session's standalone GET stream (LEG-13)
         self._stream = self._seq = 0  # a legacy stream's number and its last event's
+        #: a detached exchange's kept events (``detach``), or the kept events a ``GET``
+        #: with ``Last-Event-ID`` resumes (``following``) from frame ``_at`` on
+        self._kept: Replay | None = None
+        self._following = False
+        self._at = 0
         reply = self._check_head()
         if reply is not None:
             self._ready(reply)
@@ -286,8 +289,10 @@ class ServerExchange:
         :class:`InvalidMessage`: ``send`` it) or its cancellation (a
         :class:`Cancelled`), once the client's answers arrived on other requests.
         """
-        if self._mode is _Mode.STREAM and self._event is not None:
+        if self._mode in (_Mode.STREAM, _Mode.DETACHED) and self._event is not None:
             resumed, self._event = self._event, None
+            if self._mode is _Mode.DETACHED and isinstance(resumed, Cancelled):
+                end_detached(self)  # no answer to send: the kept stream just ends
             return resumed
         if self._mode is not _Mode.READY:
             return NEED_DATA
@@ -305,7 +310,7 @@ class ServerExchange:
         running = self._conn is not None and self.request_id in self._conn.in_flight()
         self._mode = _Mode.DONE
         self._close_standalone()
-        if not running:
+        if not running or self._following:
             return None
         assert self._conn is not None and self.request_id is not None
         params = {"requestId": self.request_id, "reason": "the client closed the HTTP response"}
@@ -330,6 +335,46 @@ class ServerExchange:
         """Whether the response has started as an event stream."""
         return self._mode is _Mode.STREAM
 
+    @property
+    def can_detach(self) -> bool:
+        """Whether :meth:`detach` may end this response now: a legacy session's request,
+        running, whose client accepts an event stream."""
+        running = self._conn is not None and self.request_id in self._conn.in_flight()
+        legacy = self._session is not None and not self.standalone and not self._following
+        return legacy and running and self._sse_ok and self._mode in (_Mode.APP, _Mode.STREAM)
+
+    @property
+    def streams_on(self) -> bool:
+        """An event stream with no request of its own: a session's GET stream, or a
+        resume; the end of the client's input closes it."""
+        return self.standalone or self._following
+
+    @property
+    def detached(self) -> bool:
+        """:meth:`detach` ended the response; the request goes on (not :attr:`done`)."""
+        return self._mode is _Mode.DETACHED
+
+    @property
+    def following(self) -> bool:
+        """A ``GET`` with ``Last-Event-ID`` resuming a detached stream (LEG-15); its new
+        frames come from :meth:`keepalive`, which the host calls as it polls."""
+        return self._following and self._mode is not _Mode.DONE
+
+    def detach(self) -> list[ResponsePart]:
+        """End the response now, the request going on: close the connection, not the stream.
+
+        For a legacy request (:attr:`can_detach`; LEG-12: the server MAY close the
+        connection once an event with an id was sent, and SHOULD send ``retry``
+        first).  The parts are the stream's start if need be (with its priming event),
+        a ``retry`` field and the end.  From then on ``send`` keeps each event for the
+        client's resume (``GET`` with ``Last-Event-ID``, :mod:`mcp_proto.http._replay`)
+        and returns no parts; the exchange is :attr:`done` once its answer is kept.
+        Raises :class:`LocalProtocolError` when it cannot.
+        """
+        if not self.can_detach:
+            raise LocalProtocolError("only a running legacy request on an event stream detaches")
+        return detach(self)
+
     def send(self, event: Reply | Event) -> list[ResponsePart]:
         """The response parts for ``event``: a :class:`Reply`, or what the core lets through.
 
@@ -342,6 +387,8 @@ class ServerExchange:
             return self._send_reply(event)
         if self.standalone:
             return self._send_standalone(event)
+        if self._mode is _Mode.DETACHED:
+            return send_detached(self, event)
         conn = self._conn
         if (
             self._mode is _Mode.DONE
@@ -387,6 +434,8 @@ class ServerExchange:
         """A comment frame for a quiet stream (HTTP-SSE-2); starts the stream if need be."""
         if self.standalone:
             return self._send_standalone(None)
+        if self._following:
+            return drain(self) if self._mode is _Mode.STREAM else []
         running = self._conn is not None and self.request_id in self._conn.in_flight()
         if not running or self._mode not in (_Mode.APP, _Mode.STREAM) or not self._sse_ok:
             return []
@@ -395,30 +444,13 @@ class ServerExchange:
         return parts
 
     def _start_stream(self) -> list[ResponsePart]:
-        if self._mode is _Mode.STREAM:
-            return []
-        self._mode = _Mode.STREAM
-        start = ResponseStart(status=200, headers=_SSE_HEADERS)
-        session = self._session
-        if session is None:
-            return [start]
-        # a legacy request's stream opens with a priming event: an id, a retry delay and
-        # empty data (LEG-12); every event after it has an id, unique in the session
-        self._stream, self._seq = session.streams, 0
-        session.streams += 1
-        priming = b"id: %d.0\nretry: %d\ndata: \n\n" % (self._stream, SSE_RETRY_MS)
-        return [start, ResponseData(data=priming)]
+        return [] if self._mode is _Mode.STREAM else start_stream(self)
 
     def _frames(self, messages: list[dict[str, Any]]) -> bytes:
         """The SSE frames of ``messages``; in a legacy session, each with its event id."""
         if self._session is None:
             return b"".join(sse_message(orjson.dumps(m)) for m in messages)
-        out = []
-        for message in messages:
-            self._seq += 1
-            out.append(b"id: %d.%d\n" % (self._stream, self._seq))
-            out.append(sse_message(orjson.dumps(message)))
-        return b"".join(out)
+        return b"".join(frame for _, frame in framed(self, messages))
 
     def _is_final(self, message: Mapping[str, Any]) -> bool:
         if "method" not in message:
@@ -434,38 +466,23 @@ class ServerExchange:
             self.client_closed()  # the request is over for the core too
         if reply.stream:
             self._mode = _Mode.STREAM
+            if self._following:  # a resume: the kept frames follow the start at once
+                return reply_parts(reply) + drain(self)
         else:
             self._mode = _Mode.DONE
             self._close_standalone()  # refused after all (the listen budget)
         return reply_parts(reply)
 
     def _send_standalone(self, event: Event | None) -> list[ResponsePart]:
-        """A change notification (``None``: a keep-alive) on a session's GET stream.
-
-        The session's gates decide what it gets (its subscriptions, log level, the
-        capabilities the server declared); anything else (a listen's end, from a
-        writer that fell behind) ends the stream, as does the end of the session.
-        """
-        session = self._session
-        assert session is not None
-        if self._mode is not _Mode.STREAM:
-            return []
-        sessions = self.server.sessions
-        open_ = sessions is not None and session.id in sessions
-        if open_ and isinstance(event, Notification | None):
-            if event is None:
-                return [ResponseData(data=KEEPALIVE)]
-            messages = session.conn.send_message(event)
-            data = b"".join(sse_message(orjson.dumps(m)) for m in messages)
-            return [ResponseData(data=data)] if data else []
-        self._mode = _Mode.DONE
-        self._close_standalone()
-        return [ResponseEnd()]
+        return send_standalone(self, event)
 
     def _close_standalone(self) -> None:
         session = self._session
         if self.standalone and session is not None and session.stream is self:
             session.stream = None
+        kept = self._kept
+        if self._following and kept is not None and kept.follower is self:
+            kept.follower = None
 
     # -- the checks --------------------------------------------------------
 
@@ -549,6 +566,11 @@ class ServerExchange:
     def _attach(self, conn: ServerConnection, request: Request, session: HTTPSession) -> None:
         """Serve ``request`` of a legacy session (the routing found it)."""
         self._conn, self.request_id, self._session = conn, request.id, session
+
+    def _follow(self, session: HTTPSession, kept: Replay, n: int) -> None:
+        """Resume ``kept`` after its event ``n`` (the routing allowed it)."""
+        self._session, self._kept, self._following = session, kept, True
+        self._at, kept.follower = kept.after(n), self
 
     def _open_standalone(self, session: HTTPSession) -> None:
         """Become ``session``'s standalone GET stream (the routing allowed it)."""

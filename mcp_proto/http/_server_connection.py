@@ -10,6 +10,10 @@ concurrent requests -- a long ``subscriptions/listen`` beside a ``tools/call``
 End of input from the client while a request is running is the client
 closing the response: the connection reports :class:`~mcp_proto.Cancelled`
 for it, as on stdio (HTTP-SSE-5), then :class:`~mcp_proto.ConnectionClosed`.
+A legacy request whose response was ended early
+(:meth:`~mcp_proto.http.ServerExchange.detach`) keeps the connection until it is
+over: the next request is read only then (a client that sent its resuming ``GET`` on
+this connection gets all of it at once), and end of input cancels it still.
 
 With a ``budget`` (one :class:`~mcp_proto.http.limits.BodyBudget` shared by a server's
 connections) body bytes past its allowance draw on it; a request whose body does not fit
@@ -116,10 +120,12 @@ class HTTPServerConnection:
                 event = ex.next_event()
                 if event is not NEED_DATA:
                     return event
-                if wire.eof and not ex.done and (ex.request_id is not None or ex.standalone):
+                if wire.eof and not ex.done and (ex.request_id is not None or ex.streams_on):
                     cancelled = ex.client_closed()
                     if cancelled is not None:
                         return cancelled
+                if ex.done:
+                    wire.release()  # a detached request is over: the next one is read
                 if ex.done and wire.must_close:
                     return ConnectionClosed()  # answered with "Connection: close": done
                 if ex.done and wire.between_requests:
@@ -181,6 +187,15 @@ class HTTPServerConnection:
             self._settle()  # the response is written: the request's body budget is free
         return out
 
+    def detach(self) -> bytes:
+        """End the running legacy request's response now, the request going on
+        (:meth:`~mcp_proto.http.ServerExchange.detach`); ``b""`` when it cannot
+        (a modern request, a client that takes JSON only...)."""
+        ex = self.exchange
+        if ex is None or not ex.can_detach:
+            return b""
+        return self._write(ex.detach())
+
     def keepalive(self) -> bytes:
         """A keep-alive comment frame for the running stream (``b""`` if none is open)."""
         return self._write(self.exchange.keepalive()) if self.exchange is not None else b""
@@ -193,6 +208,6 @@ class HTTPServerConnection:
                 out.append(wire.body(part.data))
             elif type(part) is ResponseStart:
                 out.append(wire.respond(part.status, part.headers))
-            else:
-                out.append(wire.end())
+            else:  # a detached request holds the connection until it is over
+                out.append(wire.end(hold=self.exchange is not None and self.exchange.detached))
         return b"".join(out)

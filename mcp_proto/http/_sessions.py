@@ -6,7 +6,9 @@ legacy session, and the exchanges of that session waiting for a client's answers
 their input requests.  Ids come from the injected ``token`` (the adapters pass
 ``secrets.token_bytes``: cryptographically random, LEG-16) as 32 lowercase hex digits,
 visible ASCII.  The table is bounded: at most ``max_sessions`` open, and a session
-idle for ``idle_timeout`` seconds of the adapter's clock (``advance(now)``) ends.
+idle for ``idle_timeout`` seconds of the adapter's clock (``advance(now)``) ends.  A
+session keeps at most ``replay_limit`` bytes of events of streams closed mid-call, for
+their resume (:mod:`mcp_proto.http._replay`).
 Not thread-safe: the blocking adapter guards it with a lock of its own.
 """
 
@@ -16,8 +18,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._connection import ServerConnection
+from ._replay import DEFAULT_REPLAY_LIMIT
 
 if TYPE_CHECKING:
+    from ._replay import Replay
     from ._server import ServerExchange
 
 __all__ = [
@@ -36,7 +40,17 @@ DEFAULT_IDLE_TIMEOUT = 1800.0
 class HTTPSession:
     """One legacy session: its connection, its version, and who waits for input."""
 
-    __slots__ = ("conn", "id", "last_seen", "stream", "streams", "version", "waiting")
+    __slots__ = (
+        "conn",
+        "id",
+        "last_seen",
+        "replay",
+        "replay_size",
+        "stream",
+        "streams",
+        "version",
+        "waiting",
+    )
 
     def __init__(self, id: str, conn: ServerConnection, version: str, now: float) -> None:
         self.id = id
@@ -51,6 +65,10 @@ class HTTPSession:
         self.stream: ServerExchange | None = None
         #: event streams opened on POSTs so far: the next one's number, in its event ids
         self.streams = 0
+        #: stream number -> the events of a stream closed mid-call, kept for a resume
+        #: (:mod:`mcp_proto.http._replay`); ``None`` while there is none
+        self.replay: dict[int, Replay] | None = None
+        self.replay_size = 0  #: bytes of the kept frames
 
 
 class SessionTable:
@@ -63,6 +81,7 @@ class SessionTable:
         connection: Callable[[], ServerConnection] | None = None,
         max_sessions: int = DEFAULT_MAX_SESSIONS,
         idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+        replay_limit: int = DEFAULT_REPLAY_LIMIT,
     ) -> None:
         if max_sessions < 1:
             raise ValueError(f"max_sessions must be at least 1, not {max_sessions}")
@@ -72,6 +91,8 @@ class SessionTable:
         self._next_scan = 0.0
         self.max_sessions = max_sessions
         self.idle_timeout = idle_timeout
+        #: bytes of events each session keeps for resumed streams (``_replay``)
+        self.replay_limit = replay_limit
         #: the adapter's clock, as last told (:meth:`advance`)
         self.now = 0.0
         self._sessions: dict[str, HTTPSession] = {}

@@ -140,6 +140,7 @@ class ServerWire:
         self._no_body = False  # the response being written has no body (HEAD, 204, 304)
         self.eof = False
         self._overflow = False  # more pipelined bytes than the bound: dropped, then closed
+        self._held = False  # the response ended, its request did not (end(hold=True))
         #: the connection must close once the bytes given so far are written
         self.must_close = False
 
@@ -192,7 +193,7 @@ class ServerWire:
 
     def _body_done(self) -> type[END]:
         self._read = _Read.DONE
-        if self._write is _Write.DONE and self._keep_alive:  # answered early: next request
+        if self._write is _Write.DONE and self._keep_alive and not self._held:  # answered early
             self._next_cycle()
         return END
 
@@ -421,14 +422,27 @@ class ServerWire:
             return b"%x\r\n%s\r\n" % (len(data), data)
         return data
 
-    def end(self) -> bytes:
-        """The bytes that end the response; the next request is read from then on."""
+    def end(self, *, hold: bool = False) -> bytes:
+        """The bytes that end the response; the next request is read from then on.
+
+        With ``hold``, not before :meth:`release`: the request goes on after its
+        response (a legacy stream closed mid-call, to be resumed on a ``GET``), and what
+        the client pipelines meanwhile stays bounded as while a response is written.
+        """
         if self._write is not _Write.BODY:
             raise LocalProtocolError("no response is being written")
         out = b"0\r\n\r\n" if self._chunked_out else b""
         self._write = _Write.DONE
+        self._held = hold
         if not self._keep_alive:
             self.must_close = True
-        elif self._read is _Read.DONE:
+        elif self._read is _Read.DONE and not hold:
             self._next_cycle()
         return out
+
+    def release(self) -> None:
+        """The request held by ``end(hold=True)`` is over: read the next one."""
+        if self._held:
+            self._held = False
+            if self._read is _Read.DONE and self._write is _Write.DONE and self._keep_alive:
+                self._next_cycle()

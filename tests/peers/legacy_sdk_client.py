@@ -116,6 +116,9 @@ async def session_report(argv: list[str]) -> dict[str, Any]:
         await session.send_ping()  # the second update, had it been sent, is in by now
         read_back = await session.read_resource(uri)
         report["read"] = read_back.contents[0].uri.unicode_string()
+        # SEP-1699: over HTTP the server closes the call's stream, the SDK resumes it
+        reconnected = await session.call_tool("test_reconnection", {})
+        report["reconnected"] = reconnected.content[0].text  # type: ignore[union-attr]
         result = await session.call_tool("test_simple_text", {})
         report["result_keys"] = sorted(result.model_dump(exclude_none=True, by_alias=True))
     return report

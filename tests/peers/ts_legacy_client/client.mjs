@@ -103,6 +103,9 @@ await client.callTool({ name: "test_trigger_resource_update" });
 await client.ping();
 await new Promise((r) => setTimeout(r, 100)); // a second update, had it been sent, is in
 report.read = (await client.readResource({ uri })).contents[0].uri;
+// SEP-1699: over HTTP the server closes the call's stream, the SDK resumes it
+const reconnected = await client.callTool({ name: "test_reconnection" });
+report.reconnected = reconnected.content[0].text;
 const plain = await client.callTool({ name: "test_simple_text" });
 report.result_keys = Object.keys(plain).sort();
 await client.close();
