@@ -1,6 +1,7 @@
 """A legacy call that closes its stream mid-call, resumed with ``Last-Event-ID``, on each
 adapter over real sockets on 127.0.0.1 (LEG-12, LEG-15; the ``server-sse-polling``
-scenario's steps, plus the cases it does not reach).
+scenario's steps, plus the cases it does not reach); and a legacy call cancelled by a
+``notifications/cancelled`` POSTed on another connection (LEG-09).
 
 The handler closes its stream, waits, sends progress, and answers: the client's ``GET``
 on another connection follows the request while it still runs; the same ``GET``
@@ -19,7 +20,7 @@ from typing import Any
 import pytest
 import trio
 
-from .test_adapter_http import running
+from .test_adapter_http import CANCELLED, running
 from .test_legacy_http import INIT
 
 LATER = 1.0  # seconds the handler runs on after closing its stream
@@ -131,3 +132,28 @@ def test_leg15_a_get_pipelined_on_the_calls_connection_gets_it_all_once_over(
         first, second = raw.split(b"HTTP/1.1 ", 2)[1:]
         assert b'"result"' not in first and b"retry: 1000" in first
         assert second.startswith(b"200 ") and b'"id":1,"result"' in second
+
+
+@pytest.mark.parametrize("adapter", ["sync", "asyncio", "trio"])
+def test_leg09_a_cancel_on_another_connection_stops_the_call_and_ends_its_stream(
+    adapter: str,
+) -> None:
+    CANCELLED.clear()
+    with running(adapter) as at:  # its prompts/get waits until it is cancelled
+        caller = http.client.HTTPConnection(*at, timeout=10)
+        headers = session(caller)
+        slow = {"jsonrpc": "2.0", "id": 5, "method": "prompts/get", "params": {"name": "x"}}
+        caller.request("POST", "/mcp", json.dumps(slow), headers)
+        other = http.client.HTTPConnection(*at, timeout=10)
+        time.sleep(0.2)  # the handler is running
+        note = {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": 5, "reason": "changed my mind"}}  # fmt: skip
+        other.request("POST", "/mcp", json.dumps(note), headers)
+        assert other.getresponse().status == 202
+        started = time.monotonic()
+        ended = caller.getresponse()
+        assert ended.status == 200 and events(ended.read()) == []  # no answer (LEG-09)
+        assert time.monotonic() - started < 2 and CANCELLED.wait(5)  # the handler stopped
+        caller.request("POST", "/mcp", json.dumps({**slow, "id": 6, "method": "ping"}), headers)
+        pong = caller.getresponse()
+        assert pong.status == 200 and json.loads(pong.read())["id"] == 6  # serves on

@@ -245,7 +245,8 @@ def test_a_detached_request_cancelled_while_waiting_ends_its_stream_unanswered()
     get.send(reply)
     cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}}
     post(server, cancel, ("mcp-session-id", sid))
-    assert isinstance(ex.next_event(), m.Cancelled) and ex.done
+    cancelled = ex.next_event()
+    assert isinstance(cancelled, m.Cancelled) and ex.send(cancelled) == [] and ex.done
     last = get.keepalive()
     assert messages(last) == [] and last[-1] == ResponseEnd()
 
@@ -342,3 +343,55 @@ def test_finished_kept_streams_give_way_past_the_count_bound() -> None:
         get, reply = resume(server, sid, f"{stream}.0")
         assert [a["id"] for _, a in messages(get.send(reply))] == [stream + 1]
     assert session.replay is None and session.replay_size == 0
+
+
+def cancel(server: HTTPServer, sid: str, id: int) -> Reply:
+    body = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id}}
+    _, reply = post(server, body, ("mcp-session-id", sid))
+    return reply  # type: ignore[no-any-return]
+
+
+def test_leg09_a_cancel_reaches_a_running_request_and_its_stream_ends_unanswered() -> None:
+    """The client's ``notifications/cancelled`` (another POST) names the exchange that
+    runs the request; sending the ``Cancelled`` it gives ends the open stream."""
+    server, sid = opened()
+    ex = call(server, sid)
+    ex.send(progress(1, 1))  # the stream is open
+    assert ex.expects_news and ex.next_event() is m.NEED_DATA
+    reply = cancel(server, sid, 1)
+    assert reply.status == 202 and reply.resumed is ex
+    cancelled = ex.next_event()
+    assert cancelled == m.Cancelled(id=1, reason=None)
+    assert ex.send(cancelled) == [ResponseEnd()] and ex.done and not ex.expects_news
+    assert ex.send(progress(1, 2)) == [] and ex.send(done(1)) == []  # dropped, as on stdio
+    assert cancel(server, sid, 1).resumed is None  # over: nothing left to reach
+
+
+def test_leg09_a_cancel_before_anything_was_sent_is_an_empty_stream_or_a_202() -> None:
+    server, sid = opened()
+    ex = call(server, sid)
+    cancel(server, sid, 1)
+    parts = ex.send(ex.next_event())
+    assert parts[0] == ResponseStart(status=200, headers=parts[0].headers)
+    assert dict(parts[0].headers)["content-type"] == "text/event-stream"
+    assert parts[1:] == [ResponseEnd()] and ex.done
+    body = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "x"}}
+    head = [("host", "localhost"), ("content-type", "application/json"),
+            ("accept", "application/json"), ("mcp-session-id", sid), LEGACY]  # fmt: skip
+    plain = server.handle("POST", "/mcp", head, orjson.dumps(body))
+    assert isinstance(plain.next_event(), m.Request)
+    cancel(server, sid, 3)
+    start, end = plain.send(plain.next_event())
+    assert start.status == 202 and end == ResponseEnd()
+
+
+def test_a_finished_exchange_leaves_nothing_behind_in_its_session() -> None:
+    server, sid = opened()
+    session = server.sessions.get(sid)  # type: ignore[union-attr]
+    assert session is not None
+    for id in range(5):
+        ex = call(server, sid, id)
+        ex.send(done(id))
+    ex = call(server, sid, 9)
+    ex.client_closed()
+    assert session.running == {} and session.waiting == {}

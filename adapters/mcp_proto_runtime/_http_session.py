@@ -154,6 +154,8 @@ class HTTPServerSession(Generic[H, C]):
         self._pending: list[CancelHandler[H, C] | EndListen] = []
         self._close: Close | None = None
         self._closing = False  # a reply asked to close: once it is written
+        self._keepalive_at: float | None = None  # while polling: when a keep-alive is due
+        self._poll_only = False  # the current wait is a poll, not a keep-alive's
 
     @property
     def busy(self) -> bool:
@@ -164,10 +166,11 @@ class HTTPServerSession(Generic[H, C]):
 
     @property
     def _polling(self) -> bool:
-        """Whether the exchange gets news from other connections (its answers, a resumed
-        stream's events), looked at every :data:`INPUT_POLL` seconds."""
+        """Whether the exchange gets news from other connections (a legacy request's
+        answers and cancel, a resumed stream's events), looked at every
+        :data:`INPUT_POLL` seconds."""
         ex = self.conn.exchange
-        return ex is not None and (ex.awaiting_input or ex.following)
+        return ex is not None and ex.expects_news
 
     def receive_data(self, data: bytes) -> None:
         """Bytes read from the client; ``b""`` when it closed its side."""
@@ -202,7 +205,16 @@ class HTTPServerSession(Generic[H, C]):
             wait = self._clock.wait(busy=self.busy, now=now, settings=self._settings)
             if wait is None:  # the client took too long to send a request (slowloris)
                 return self._closed("the client was too slow to send a request")
-            return ReadWithin(min(wait, INPUT_POLL) if self._polling else wait)
+            if not self._polling:
+                self._keepalive_at = None
+                self._poll_only = False
+                return ReadWithin(wait)
+            # look for news every INPUT_POLL seconds; a keep-alive only every ``wait``
+            if self._keepalive_at is None:
+                self._keepalive_at = now + wait
+            left = self._keepalive_at - now
+            self._poll_only = left > INPUT_POLL
+            return ReadWithin(INPUT_POLL if self._poll_only else max(left, 0.0))
         if isinstance(event, Request):
             self._clock.request_arrived()
             return self._dispatch(event)
@@ -215,17 +227,16 @@ class HTTPServerSession(Generic[H, C]):
             return Write(conn.send(event))
         if isinstance(event, InvalidMessage):  # a legacy request ended by its client's answer
             return Write(conn.send(event))
-        if isinstance(event, Cancelled):  # the client closed the response (HTTP-SSE-5)
-            if self.run is None and not self.listening:  # cancelled while it waited for input
-                if conn.exchange is not None and conn.exchange.done:  # a detached one: over
-                    return self.next_action(now)
-                return self._closed("the client cancelled a request waiting for input")
+        if isinstance(event, Cancelled):  # closed the response (HTTP-SSE-5), or cancelled
             if self.run is not None:
                 self.run.context._core.cancelled = True
                 self._pending.append(CancelHandler(self.run))
             if self.listening:
                 self.end_listen()
                 self._pending.append(END_LISTEN)
+            ex = conn.exchange
+            if ex is not None and not ex.done:  # a legacy client's notifications/cancelled
+                return Write(conn.send(event))  # the response ends unanswered (LEG-09)
             return self.next_action(now)
         assert isinstance(event, ConnectionClosed), event
         return self._closed("the client closed the connection")
@@ -257,8 +268,13 @@ class HTTPServerSession(Generic[H, C]):
     def read_timed_out(self) -> bytes:
         """No bytes came within the wait: the keep-alive comment to write (``b""``: none).
 
-        Only an open stream (a running handler's SSE response, a listen) gets one.
+        Only an open stream (a running handler's SSE response, a listen) gets one; a
+        wait that was a poll (:data:`INPUT_POLL`) gives what came from other connections
+        instead (a resumed stream's events), often nothing.
         """
+        if self._poll_only:
+            return self.conn.poll()
+        self._keepalive_at = None
         return self.conn.keepalive()
 
     def handler_done(

@@ -43,7 +43,9 @@ A response that completes a round of input requests (the MRTR bridge, see
 ``docs/dual-era.md``) gives the next round of the original request, or the error
 that ends it, to the exchange still streaming that request: its ``next_event``
 returns it, and the ``202`` :class:`Reply` names that exchange in ``resumed`` so the
-host wakes whoever serves it.
+host wakes whoever serves it.  A client's ``notifications/cancelled`` reaches the
+exchange of that request the same way, running or waiting: its ``next_event`` gives
+the :class:`~mcp_proto.Cancelled`, and ``send``-ing it ends the response unanswered.
 """
 
 from __future__ import annotations
@@ -166,6 +168,8 @@ def _in_session(ex: ServerExchange, session: HTTPSession, obj: Any) -> Reply | R
         elif isinstance(event, Request | Cancelled):
             owner = event.id  # the next round, or a cancel, of a request waiting for input
         resumed = session.waiting.pop(owner, None)
+        if resumed is None and isinstance(event, Cancelled):  # a request still running
+            resumed = session.running.get(owner)
         if resumed is not None:
             assert isinstance(event, Request | InvalidMessage | Cancelled)  # owner is set
             resumed._resume(event)

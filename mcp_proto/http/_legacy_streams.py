@@ -20,18 +20,28 @@ from ._replay import DEFAULT_REPLAY_LIMIT, forget, keep, open_replay
 from ._replies import (
     _SSE_HEADERS,
     SSE_RETRY_MS,
+    Reply,
     ResponseData,
     ResponseEnd,
     ResponsePart,
     ResponseStart,
     _Mode,
+    reply_parts,
 )
 from ._sse import KEEPALIVE, sse_message
 
 if TYPE_CHECKING:
     from ._server import ServerExchange
 
-__all__ = ["detach", "drain", "framed", "send_detached", "send_standalone", "start_stream"]
+__all__ = [
+    "detach",
+    "drain",
+    "end_cancelled",
+    "framed",
+    "send_detached",
+    "send_standalone",
+    "start_stream",
+]
 
 
 def start_stream(ex: ServerExchange) -> list[ResponsePart]:
@@ -76,8 +86,7 @@ def send_standalone(ex: ServerExchange, event: Event | None) -> list[ResponsePar
         messages = session.conn.send_message(event)
         data = b"".join(sse_message(orjson.dumps(m)) for m in messages)
         return [ResponseData(data=data)] if data else []
-    ex._mode = _Mode.DONE
-    ex._close_standalone()
+    ex._finish()
     return [ResponseEnd()]
 
 
@@ -108,19 +117,33 @@ def send_detached(ex: ServerExchange, event: Event) -> list[ResponsePart]:
     keep(session, kept, framed(ex, messages), limit)
     if final:
         kept.done = True
-        ex._mode = _Mode.DONE
+        ex._finish()
     return []
 
 
-def end_detached(ex: ServerExchange) -> None:
-    """The detached request was cancelled: its stream ends with no answer (as on stdio)."""
-    assert ex._kept is not None  # (set by detach)
-    ex._kept.done = True
-    ex._mode = _Mode.DONE
+def end_cancelled(ex: ServerExchange) -> list[ResponsePart]:
+    """The client cancelled ``ex``'s request: its response ends with no answer (LEG-09, as
+    on stdio).  An open stream just ends, as does a detached one's kept stream; a
+    response not started is an empty event stream (``202`` for a client that takes
+    JSON only, since there is no JSON-RPC message to send)."""
+    mode = ex._mode
+    ex._finish()
+    if mode is _Mode.DETACHED:
+        assert ex._kept is not None  # (set by detach)
+        ex._kept.done = True
+        return []
+    if mode is _Mode.STREAM:
+        return [ResponseEnd()]
+    if mode is not _Mode.APP:
+        return []  # over already
+    if ex._sse_ok:
+        return [ResponseStart(status=200, headers=_SSE_HEADERS), ResponseEnd()]
+    return reply_parts(Reply(status=202))
 
 
-def drain(ex: ServerExchange) -> list[ResponsePart]:
-    """A resuming ``GET``'s new frames (a keep-alive if none); its end after the answer.
+def drain(ex: ServerExchange, *, keepalive: bool = True) -> list[ResponsePart]:
+    """A resuming ``GET``'s new frames (if none, a keep-alive or nothing, as ``keepalive``
+    says); its end after the answer.
 
     It ends, too, when the session ends; a stream whose frames were lost ends with the
     error that stands for its answer (:meth:`Replay.lost_answer`).
@@ -128,16 +151,16 @@ def drain(ex: ServerExchange) -> list[ResponsePart]:
     kept, session, sessions = ex._kept, ex._session, ex.server.sessions
     assert kept is not None and session is not None
     if sessions is None or session.id not in sessions:
-        ex._mode = _Mode.DONE
-        ex._close_standalone()
+        ex._finish()
         return [ResponseEnd()]
     frames, ex._at = kept.frames[ex._at :], len(kept.frames)
     data = b"".join(frame for _, frame in frames)
     if kept.lost:
         data += kept.lost_answer()
     if not (kept.done or kept.lost):
+        if not data and not keepalive:
+            return []
         return [ResponseData(data=data or KEEPALIVE)]
     forget(session, kept)
-    ex._mode = _Mode.DONE
-    ex._close_standalone()
+    ex._finish()
     return [ResponseData(data=data), ResponseEnd()] if data else [ResponseEnd()]

@@ -80,7 +80,7 @@ from ._legacy import route_legacy
 from ._legacy_streams import (
     detach,
     drain,
-    end_detached,
+    end_cancelled,
     framed,
     send_detached,
     send_standalone,
@@ -289,10 +289,8 @@ class ServerExchange:
         :class:`InvalidMessage`: ``send`` it) or its cancellation (a
         :class:`Cancelled`), once the client's answers arrived on other requests.
         """
-        if self._mode in (_Mode.STREAM, _Mode.DETACHED) and self._event is not None:
+        if self._mode in (_Mode.APP, _Mode.STREAM, _Mode.DETACHED) and self._event is not None:
             resumed, self._event = self._event, None
-            if self._mode is _Mode.DETACHED and isinstance(resumed, Cancelled):
-                end_detached(self)  # no answer to send: the kept stream just ends
             return resumed
         if self._mode is not _Mode.READY:
             return NEED_DATA
@@ -308,8 +306,7 @@ class ServerExchange:
         ``None`` when no request was running.  Nothing more is sent for it.
         """
         running = self._conn is not None and self.request_id in self._conn.in_flight()
-        self._mode = _Mode.DONE
-        self._close_standalone()
+        self._finish()
         if not running or self._following:
             return None
         assert self._conn is not None and self.request_id is not None
@@ -360,6 +357,23 @@ class ServerExchange:
         frames come from :meth:`keepalive`, which the host calls as it polls."""
         return self._following and self._mode is not _Mode.DONE
 
+    @property
+    def expects_news(self) -> bool:
+        """News for this exchange may come on other connections: a legacy session's
+        request (its client's answers to its input requests, its cancel) or a resume
+        (the resumed request's events).  The host then looks at :meth:`next_event` and
+        :meth:`poll` often, or when a :attr:`Reply.resumed` names this exchange."""
+        if self._mode is _Mode.DONE or self._session is None:
+            return False
+        return self._following or (self._conn is not None and not self.standalone)
+
+    def poll(self) -> list[ResponsePart]:
+        """What came for this exchange from elsewhere, to write now: a resume's new events
+        (and its end after the answer); ``[]`` for any other exchange, or when none."""
+        if self._following and self._mode is _Mode.STREAM:
+            return drain(self, keepalive=False)
+        return []
+
     def detach(self) -> list[ResponsePart]:
         """End the response now, the request going on: close the connection, not the stream.
 
@@ -380,11 +394,15 @@ class ServerExchange:
 
         ``Result``/``ErrorResponse`` end the response (``application/json``
         unless a stream started); a ``Notification`` starts or continues the
-        event stream.  After :meth:`client_closed` everything is dropped
-        (``[]``).  Raises :class:`LocalProtocolError` as the core does.
+        event stream; the :class:`Cancelled` that :meth:`next_event` gave (a
+        legacy client cancelled the request) ends it with no answer.  After
+        :meth:`client_closed` everything is dropped (``[]``).  Raises
+        :class:`LocalProtocolError` as the core does.
         """
         if isinstance(event, Reply):
             return self._send_reply(event)
+        if isinstance(event, Cancelled) and event.id == self.request_id:
+            return end_cancelled(self)
         if self.standalone:
             return self._send_standalone(event)
         if self._mode is _Mode.DETACHED:
@@ -412,7 +430,7 @@ class ServerExchange:
             session.waiting[self.request_id] = self  # input requests: the answers resume it
         response = not isinstance(event, Notification)
         if self._mode is _Mode.APP and final and response and (self._json_ok or not self._sse_ok):
-            self._mode = _Mode.DONE
+            self._finish()
             body = orjson.dumps(messages[-1])
             status = 200
             if isinstance(event, ErrorResponse) and self._session is None:  # legacy: 200
@@ -426,7 +444,7 @@ class ServerExchange:
         parts = self._start_stream()
         parts.append(ResponseData(data=self._frames(messages)))
         if final:
-            self._mode = _Mode.DONE
+            self._finish()
             parts.append(ResponseEnd())
         return parts
 
@@ -469,20 +487,28 @@ class ServerExchange:
             if self._following:  # a resume: the kept frames follow the start at once
                 return reply_parts(reply) + drain(self)
         else:
-            self._mode = _Mode.DONE
-            self._close_standalone()  # refused after all (the listen budget)
+            self._finish()  # (a GET stream refused after all: the listen budget)
         return reply_parts(reply)
 
     def _send_standalone(self, event: Event | None) -> list[ResponsePart]:
         return send_standalone(self, event)
 
-    def _close_standalone(self) -> None:
+    def _finish(self) -> None:
+        """The exchange is over: its session lets go of it (its stream, request, resume)."""
+        self._mode = _Mode.DONE
         session = self._session
-        if self.standalone and session is not None and session.stream is self:
+        if session is None:
+            return
+        if self.standalone and session.stream is self:
             session.stream = None
         kept = self._kept
         if self._following and kept is not None and kept.follower is self:
             kept.follower = None
+        id = self.request_id
+        if session.running.get(id) is self:
+            del session.running[id]
+        if session.waiting.get(id) is self:
+            del session.waiting[id]
 
     # -- the checks --------------------------------------------------------
 
@@ -566,6 +592,7 @@ class ServerExchange:
     def _attach(self, conn: ServerConnection, request: Request, session: HTTPSession) -> None:
         """Serve ``request`` of a legacy session (the routing found it)."""
         self._conn, self.request_id, self._session = conn, request.id, session
+        session.running[request.id] = self  # its client's cancel may come on another POST
 
     def _follow(self, session: HTTPSession, kept: Replay, n: int) -> None:
         """Resume ``kept`` after its event ``n`` (the routing allowed it)."""

@@ -196,6 +196,10 @@ class HTTPServerConnection:
             return b""
         return self._write(ex.detach())
 
+    def poll(self) -> bytes:
+        """What came for the current exchange from other connections (``ServerExchange.poll``)."""
+        return self._write(self.exchange.poll()) if self.exchange is not None else b""
+
     def keepalive(self) -> bytes:
         """A keep-alive comment frame for the running stream (``b""`` if none is open)."""
         return self._write(self.exchange.keepalive()) if self.exchange is not None else b""

@@ -46,6 +46,7 @@ class HTTPSession:
         "last_seen",
         "replay",
         "replay_size",
+        "running",
         "stream",
         "streams",
         "version",
@@ -60,6 +61,9 @@ class HTTPSession:
         self.last_seen = now
         #: request id -> the exchange streaming its input requests, until the answers come
         self.waiting: dict[Any, ServerExchange] = {}
+        #: request id -> the exchange serving it, until it is over: a client's
+        #: ``notifications/cancelled`` (on another POST) reaches it there
+        self.running: dict[Any, ServerExchange] = {}
         #: the open standalone ``GET`` stream (LEG-13): one at most, so that no
         #: notification is sent twice (LEG-14)
         self.stream: ServerExchange | None = None
