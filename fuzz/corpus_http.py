@@ -172,6 +172,9 @@ def session_seeds() -> list[bytes]:
     get += b"mcp-session-id: " + SESSION_ONE.encode() + b"\r\n\r\n"
     delete = b"DELETE /mcp HTTP/1.1\r\n" + HOST + b"mcp-session-id: " + SESSION_ONE.encode()
     delete += b"\r\n\r\n"
+    detach = post({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                   "params": {"name": "detach"}}, sid, version)  # fmt: skip
+    resume = get[:-2] + b"last-event-id: 0.0\r\n\r\n"  # the detached call's stream
     unknown = post({"jsonrpc": "2.0", "id": 5, "method": "ping"}, ("mcp-session-id", "f" * 32))
     wrong = post({"jsonrpc": "2.0", "id": 6, "method": "ping"}, sid,
                  ("mcp-protocol-version", "2025-06-18"))  # fmt: skip
@@ -183,6 +186,7 @@ def session_seeds() -> list[bytes]:
         session + delete + calls[1],
         init + calls[0] + unknown + wrong,
         init * (MAX_SESSIONS + 2) + calls[1],
+        init + initialized + detach + resume + resume + calls[1],
     ]
 
 

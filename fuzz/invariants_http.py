@@ -111,6 +111,9 @@ def _serve(chunks: list[bytes]) -> tuple[list[Any], list[tuple[bytes, bytes]]]:
             ex = conn.exchange
             method = ex.method.encode("latin-1") if ex is not None else b"GET"
             assert server.sessions is not None and len(server.sessions) <= MAX_SESSIONS
+            if isinstance(event, Reply) and event.stream and ex is not None and ex.following:
+                written.append((method, conn.send(event) + conn.poll()))  # a resume (LEG-15)
+                continue
             if isinstance(event, Reply) and event.stream:  # a session's GET stream: held
                 head = conn.send(event)
                 assert head.startswith(b"HTTP/1.1 200 ") and b"text/event-stream" in head
@@ -121,7 +124,10 @@ def _serve(chunks: list[bytes]) -> tuple[list[Any], list[tuple[bytes, bytes]]]:
             elif isinstance(event, m.Request) and event.method == "subscriptions/listen":
                 continue  # held open, as a listen is, until the client goes away: Cancelled
             elif isinstance(event, m.Request):
-                out = conn.keepalive() if event.method == "tools/call" else b""
+                if ex is not None and ex.can_detach and _closes(event):  # test_reconnection
+                    out = conn.detach()  # its answer is kept, for a GET with Last-Event-ID
+                else:
+                    out = conn.keepalive() if event.method == "tools/call" else b""
                 written.append((method, out + conn.send(_answer(event))))
             if conn.must_close:
                 return events, written  # write what was sent, then close
@@ -185,6 +191,11 @@ def _read_response(reader: h11.Connection, method: bytes, out: bytes) -> tuple[A
         if name == b"mcp-session-id":
             assert _SESSION_ID.fullmatch(value), value  # visible ASCII (LEG-16)
     return head, body
+
+
+def _closes(request: m.Request) -> bool:
+    """Whether the harness closes this request's stream before answering (LEG-12)."""
+    return request.method == "tools/call" and getattr(request.params, "name", None) == "detach"
 
 
 def _messages(head: Any, body: bytes, legacy: bool = False) -> list[Any]:
