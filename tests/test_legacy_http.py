@@ -171,11 +171,19 @@ def test_leg16_an_unknown_or_ended_session_is_404() -> None:
     assert ex.next_event().status == 404
 
 
-def test_leg17_a_protocol_version_header_other_than_the_sessions_is_400() -> None:
+def test_leg17_leg06_a_protocol_version_header_other_than_the_sessions_is_400() -> None:
+    """The 400 of LEG-17 carries the legacy unsupported-version error of LEG-06."""
     server, sid = opened()
     ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
-    _, reply = post(server, ping, ("mcp-session-id", sid), ("mcp-protocol-version", "2025-06-18"))
-    assert reply.status == 400 and b"LEG-17" in reply.body
+    for version in ("2025-06-18", "2026-07-28", "banana"):
+        _, reply = post(server, ping, ("mcp-session-id", sid), ("mcp-protocol-version", version))
+        error = orjson.loads(reply.body)["error"]
+        assert reply.status == 400 and error["code"] == m.INVALID_PARAMS
+        assert (
+            error["message"].startswith("Unsupported protocol version")
+            and "LEG-17" in error["message"]
+        )
+        assert error["data"] == {"supported": ["2025-11-25"], "requested": version}
 
 
 def test_leg13_get_and_delete_need_a_session() -> None:
@@ -286,20 +294,28 @@ def test_the_client_closing_its_get_stream_closes_the_connection() -> None:
     assert server.sessions.get(sid).stream is None  # type: ignore[union-attr]
 
 
-def test_modern_requests_on_the_same_endpoint_ignore_sessions_and_mint_none() -> None:
-    server, _sid = opened()
+@pytest.mark.parametrize("session", [None, "live", "f" * 32])
+def test_leg19_modern_requests_on_the_same_endpoint_ignore_sessions_and_mint_none(
+    session: str | None,
+) -> None:
+    """Routed by shape: modern ``_meta`` takes the modern path with no session id, with
+    the id of a live session, or with one never issued (not a 404)."""
+    server, sid = opened()
     meta = {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {},
     }
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}}
-    headers = (("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/list"))
+    headers = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/list")]
+    if session is not None:
+        headers.append(("mcp-session-id", sid if session == "live" else session))
     ex, request = post(server, body, *headers)
-    assert isinstance(request, m.Request)
+    assert isinstance(request, m.Request) and request.params.meta.protocol_version == "2026-07-28"
     _status, out_headers, (answer,) = parts_of(
         ex, m.Result(id=1, result=t.ListToolsResult(tools=[], ttl_ms=0, cache_scope="public"))
     )
     assert answer["result"]["resultType"] == "complete" and "mcp-session-id" not in out_headers
+    assert len(server.sessions) == 1  # type: ignore[arg-type]
 
 
 def test_leg22_a_modern_only_endpoint_refuses_initialize() -> None:

@@ -10,8 +10,9 @@ POST ``initialize`` (no modern ``_meta``), no session id   a new session: the
                                                            ``InitializeResult``
                                                            with ``Mcp-Session-Id``
 POST with an ``Mcp-Session-Id`` the table does not hold    404 (LEG-16)
-POST with a session, ``MCP-Protocol-Version`` another      400 (LEG-17)
-version than the session's
+POST with a session, ``MCP-Protocol-Version`` another      400 (LEG-17): -32602
+version than the session's                                 with ``data.supported``
+                                                           and ``requested`` (LEG-06)
 POST of a JSON-RPC response or notification, in a session  202 (LEG-11)
 POST of a request in a session                             the session's events;
                                                            a refusal is a JSON-RPC
@@ -34,8 +35,8 @@ stream the session keeps (closed mid-call, LEG-12/15)      after n, then the res
                                                            resumes it; an id of no
                                                            kept stream: a fresh
                                                            standalone stream
-anything else                                              the modern path,
-                                                           unchanged (it ignores
+a request or notification with modern ``_meta``, with any  the modern path,
+``Mcp-Session-Id`` or none; anything else                  unchanged (it ignores
                                                            ``Mcp-Session-Id``)
 =========================================================  =======================
 
@@ -63,7 +64,7 @@ from .._connection import (
     Request,
     is_modern,
 )
-from .._errors import INTERNAL_ERROR, INVALID_REQUEST, DecodeError
+from .._errors import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, DecodeError
 from ._replay import parse_event_id
 from ._replies import _JSON, _SSE_HEADERS, Reply, _error_reply
 from ._validate import admits
@@ -86,17 +87,27 @@ def route_legacy(
         return _get_or_delete(ex, sessions, sid)
     if sid is None:
         return _maybe_initialize(ex, sessions, body)
+    error: DecodeError | None = None
+    try:
+        obj = loads(body, ex.server.max_depth)
+    except DecodeError as e:
+        obj, error = None, e
+    else:
+        if type(obj) is dict and is_modern(obj):
+            return None  # a modern request ignores Mcp-Session-Id, whatever it says (LEG-19)
     session = sessions.get(sid)
     if session is None:
         return _error(404, INVALID_REQUEST, f"session {sid!r} not found (LEG-16)")
     version = ex.headers.get("mcp-protocol-version")
-    if version is not None and version != session.version:
-        message = f"MCP-Protocol-Version {version!r} is not the session's {session.version!r}"
-        return _error(400, INVALID_REQUEST, message + " (LEG-17)")
-    try:
-        obj = loads(body, ex.server.max_depth)
-    except DecodeError as e:
-        return _error(e.http_status, e.code, e.message)
+    if version is not None and version != session.version:  # 400 (LEG-17), as LEG-06 words it
+        message = (
+            f"Unsupported protocol version: MCP-Protocol-Version {version!r} is not "
+            f"the session's {session.version!r} (LEG-17)"
+        )
+        data = {"supported": [session.version], "requested": version}
+        return _error_reply(400, t.Error(code=INVALID_PARAMS, message=message, data=data))
+    if error is not None:
+        return _error(error.http_status, error.code, error.message)
     return _in_session(ex, session, obj)
 
 
