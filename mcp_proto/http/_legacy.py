@@ -178,10 +178,11 @@ def _in_session(ex: ServerExchange, session: HTTPSession, obj: Any) -> Reply | R
             owner = event.reply.id  # a client's answer that ended its request
         elif isinstance(event, Request | Cancelled):
             owner = event.id  # the next round, or a cancel, of a request waiting for input
-        resumed = session.waiting.pop(owner, None)
-        if resumed is None and isinstance(event, Cancelled):  # a request still running
-            resumed = session.running.get(owner)
+        resumed = session.running.get(owner)
+        if resumed is not None and not (resumed._waiting or isinstance(event, Cancelled)):
+            resumed = None  # an answer for a request not waiting (stale): dropped
         if resumed is not None:
+            resumed._waiting = False
             assert isinstance(event, Request | InvalidMessage | Cancelled)  # owner is set
             resumed._resume(event)
         return Reply(status=202, resumed=resumed)

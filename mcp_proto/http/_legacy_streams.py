@@ -111,7 +111,7 @@ def send_detached(ex: ServerExchange, event: Event) -> list[ResponsePart]:
         return []
     final = any(ex._is_final(m) for m in messages)
     if not final and any("id" in m for m in messages):
-        session.waiting[ex.request_id] = ex  # input requests: the answers resume it
+        ex._waiting = True  # input requests: the client's answers resume it
     sessions = ex.server.sessions
     limit = sessions.replay_limit if sessions is not None else DEFAULT_REPLAY_LIMIT
     keep(session, kept, framed(ex, messages), limit)

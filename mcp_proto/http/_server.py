@@ -243,6 +243,7 @@ class ServerExchange:
         self._kept: Replay | None = None
         self._following = False
         self._at = 0
+        self._waiting = False  # a legacy request waits for its client's answers
         reply = self._check_head()
         if reply is not None:
             self._ready(reply)
@@ -325,7 +326,7 @@ class ServerExchange:
         """A legacy request streamed its input requests and waits for the client's answers
         (they come on other HTTP requests; :attr:`Reply.resumed` names this exchange)."""
         session = self._session
-        return session is not None and session.waiting.get(self.request_id) is self
+        return self._waiting and session is not None
 
     @property
     def streaming(self) -> bool:
@@ -427,7 +428,7 @@ class ServerExchange:
             return []
         session = self._session
         if session is not None and not final and any("id" in m for m in messages):
-            session.waiting[self.request_id] = self  # input requests: the answers resume it
+            self._waiting = True  # input requests: the client's answers resume it
         response = not isinstance(event, Notification)
         if self._mode is _Mode.APP and final and response and (self._json_ok or not self._sse_ok):
             self._finish()
@@ -505,10 +506,9 @@ class ServerExchange:
         if self._following and kept is not None and kept.follower is self:
             kept.follower = None
         id = self.request_id
+        self._waiting = False
         if session.running.get(id) is self:
             del session.running[id]
-        if session.waiting.get(id) is self:
-            del session.waiting[id]
 
     # -- the checks --------------------------------------------------------
 

@@ -2,13 +2,13 @@
 
 A :class:`SessionTable` maps each ``Mcp-Session-Id`` the server minted to its
 :class:`HTTPSession`: one dual-era :class:`~mcp_proto.ServerConnection` holding the
-legacy session, and the exchanges of that session waiting for a client's answers to
-their input requests.  Ids come from the injected ``token`` (the adapters pass
-``secrets.token_bytes``: cryptographically random, LEG-16) as 32 lowercase hex digits,
-visible ASCII.  The table is bounded: at most ``max_sessions`` open, and a session
-idle for ``idle_timeout`` seconds of the adapter's clock (``advance(now)``) ends.  A
-session keeps at most ``replay_limit`` bytes of events of streams closed mid-call, for
-their resume (:mod:`mcp_proto.http._replay`).
+legacy session, the exchanges serving its requests (which the client's answers and
+cancels, POSTed apart, reach), its GET stream and its kept streams.  Ids come from the
+injected ``token`` (the adapters pass ``secrets.token_bytes``: cryptographically random,
+LEG-16) as 32 lowercase hex digits, visible ASCII.  The table is bounded: at most
+``max_sessions`` open, and a session idle for ``idle_timeout`` seconds of the adapter's
+clock (``advance(now)``) ends.  A session keeps at most ``replay_limit`` bytes of events
+of streams closed mid-call, for their resume (:mod:`mcp_proto.http._replay`).
 Not thread-safe: the blocking adapter guards it with a lock of its own.
 """
 
@@ -50,7 +50,6 @@ class HTTPSession:
         "stream",
         "streams",
         "version",
-        "waiting",
     )
 
     def __init__(self, id: str, conn: ServerConnection, version: str, now: float) -> None:
@@ -59,10 +58,9 @@ class HTTPSession:
         #: the negotiated version: what ``MCP-Protocol-Version`` must say (LEG-17)
         self.version = version
         self.last_seen = now
-        #: request id -> the exchange streaming its input requests, until the answers come
-        self.waiting: dict[Any, ServerExchange] = {}
-        #: request id -> the exchange serving it, until it is over: a client's
-        #: ``notifications/cancelled`` (on another POST) reaches it there
+        #: request id -> the exchange serving it, until it is over: the client's answers
+        #: to its input requests, and its ``notifications/cancelled``, come on other
+        #: POSTs and reach it there
         self.running: dict[Any, ServerExchange] = {}
         #: the open standalone ``GET`` stream (LEG-13): one at most, so that no
         #: notification is sent twice (LEG-14)
