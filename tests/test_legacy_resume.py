@@ -127,8 +127,9 @@ def test_leg15_a_resume_follows_a_request_still_running() -> None:
     parts = get.send(reply)
     assert [i for i, _ in messages(parts)] == [b"0.1"] and not get.done
     assert get.following and frames(get.keepalive()) == [b": keep-alive"]  # quiet
+    assert get.poll() == [] and ex.poll() == []  # a poll writes nothing when nothing came
     ex.send(progress(1, 2))
-    assert [i for i, _ in messages(get.keepalive())] == [b"0.2"]
+    assert [i for i, _ in messages(get.poll())] == [b"0.2"]
     ex.send(done(1))
     last = get.keepalive()
     assert [i for i, _ in messages(last)] == [b"0.3"] and isinstance(last[-1], ResponseEnd)
@@ -395,3 +396,31 @@ def test_a_finished_exchange_leaves_nothing_behind_in_its_session() -> None:
     ex = call(server, sid, 9)
     ex.client_closed()
     assert session.running == {}
+
+
+def test_what_cannot_detach_or_is_over_gives_nothing() -> None:
+    server, sid = opened()
+    body = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}'
+    conn = HTTPServerConnection(server)
+    assert conn.detach() == b""  # no exchange
+    head = (f"POST /mcp HTTP/1.1\r\nhost: localhost\r\nmcp-session-id: {sid}\r\n"
+            f"accept: application/json\r\ncontent-type: application/json\r\n"
+            f"content-length: {len(body)}\r\n\r\n")  # fmt: skip
+    conn.receive_data(head.encode() + body)
+    assert isinstance(conn.next_event(), m.Request)
+    assert conn.detach() == b""  # a client that takes JSON only: nothing to resume
+    ex = call(server, sid, 2)
+    ex.client_closed()
+    assert ex.send(m.Cancelled(id=2, reason=None)) == []  # over already: nothing to end
+
+
+def test_a_detached_connection_that_must_close_is_not_held() -> None:
+    """``Connection: close`` on the detached request: its end closes, nothing is held."""
+    server, sid = opened()
+    body = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}'
+    conn, request = wire(server, raw("POST", sid, body, "connection: close"))
+    assert isinstance(request, m.Request)
+    conn.detach()
+    assert conn.must_close
+    conn.send(done(1))
+    assert isinstance(conn.next_event(), m.ConnectionClosed)

@@ -178,9 +178,7 @@ def _in_session(ex: ServerExchange, session: HTTPSession, obj: Any) -> Reply | R
             owner = event.reply.id  # a client's answer that ended its request
         elif isinstance(event, Request | Cancelled):
             owner = event.id  # the next round, or a cancel, of a request waiting for input
-        resumed = session.running.get(owner)
-        if resumed is not None and not (resumed._waiting or isinstance(event, Cancelled)):
-            resumed = None  # an answer for a request not waiting (stale): dropped
+        resumed = session.running.get(owner)  # (the core gives a round only when it waited)
         if resumed is not None:
             resumed._waiting = False
             assert isinstance(event, Request | InvalidMessage | Cancelled)  # owner is set

@@ -106,9 +106,7 @@ def send_detached(ex: ServerExchange, event: Event) -> list[ResponsePart]:
     """What a detached request sends: checked by the core, kept for the resume; no parts."""
     conn, session, kept = ex._conn, ex._session, ex._kept
     assert conn is not None and session is not None and kept is not None
-    messages = conn.send_message(event)
-    if not messages:
-        return []
+    messages = conn.send_message(event)  # (none when the core drops it)
     final = any(ex._is_final(m) for m in messages)
     if not final and any("id" in m for m in messages):
         ex._waiting = True  # input requests: the client's answers resume it

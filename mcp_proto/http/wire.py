@@ -433,7 +433,7 @@ class ServerWire:
             raise LocalProtocolError("no response is being written")
         out = b"0\r\n\r\n" if self._chunked_out else b""
         self._write = _Write.DONE
-        self._held = hold
+        self._held = hold and self._keep_alive
         if not self._keep_alive:
             self.must_close = True
         elif self._read is _Read.DONE and not hold:
@@ -442,7 +442,6 @@ class ServerWire:
 
     def release(self) -> None:
         """The request held by ``end(hold=True)`` is over: read the next one."""
-        if self._held:
-            self._held = False
-            if self._read is _Read.DONE and self._write is _Write.DONE and self._keep_alive:
-                self._next_cycle()
+        held, self._held = self._held, False
+        if held and self._read is _Read.DONE:  # (held only on a connection kept alive)
+            self._next_cycle()
