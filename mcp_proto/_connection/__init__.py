@@ -22,6 +22,7 @@ from ._capabilities import (
     undeclared_input_requests,
 )
 from ._client import DEFAULT_CLIENT_INFO, ClientConnection
+from ._era import MODERN_ERRORS, EraCache, EraOutcome, EraProbe, Incompatible, Legacy, Modern
 from ._events import (
     NEED_DATA,
     PAUSED,
@@ -86,6 +87,13 @@ __all__ = [
     "DEFAULT_SERVER_INFO",
     "LEGACY_VERSIONS",
     "is_modern",
+    "MODERN_ERRORS",
+    "EraCache",
+    "EraOutcome",
+    "EraProbe",
+    "Incompatible",
+    "Legacy",
+    "Modern",
     "ErrorResponse",
     "ClientEvent",
     "Event",

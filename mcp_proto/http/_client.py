@@ -33,6 +33,7 @@ from .. import types as t
 from .._codec import METHODS
 from .._connection import (
     DEFAULT_MAX_MESSAGE_SIZE,
+    MODERN_ERRORS,
     NEED_DATA,
     ClientConnection,
     Event,
@@ -40,13 +41,7 @@ from .._connection import (
     Request,
     Result,
 )
-from .._errors import (
-    HEADER_MISMATCH,
-    METHOD_NOT_FOUND,
-    MISSING_REQUIRED_CLIENT_CAPABILITY,
-    UNSUPPORTED_PROTOCOL_VERSION,
-    LocalProtocolError,
-)
+from .._errors import METHOD_NOT_FOUND, LocalProtocolError
 from ._auth import AuthChallenge, parse_www_authenticate
 from ._headers import (
     Headers,
@@ -74,8 +69,6 @@ __all__ = [
 ]
 
 ACCEPT: Final = "application/json, text/event-stream"
-_MODERN_CODES = frozenset({HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY,
-                           UNSUPPORTED_PROTOCOL_VERSION})  # fmt: skip
 
 
 @frozen(kw_only=True)
@@ -164,7 +157,7 @@ def detect_era(status: int, body: bytes) -> Era:
         return Era.LEGACY
     error = message.get("error") if isinstance(message, dict) else None
     code = error.get("code") if isinstance(error, dict) else None
-    if code in _MODERN_CODES or (status == 404 and code == METHOD_NOT_FOUND):
+    if code in MODERN_ERRORS or (status == 404 and code == METHOD_NOT_FOUND):
         return Era.MODERN
     return Era.LEGACY
 
