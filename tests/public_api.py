@@ -64,6 +64,7 @@ PINNED = {
         "Result",
         "ServerConnection",
         "ServerEvent",
+        "ServerRequest",
         "Statistics",
         "SubscriptionAcknowledged",
         "SubscriptionEnded",

@@ -69,6 +69,8 @@ from ._events import (
 from ._extensions import Extension, ExtensionRegistry
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
 from ._guards import GuardConfig, narrowed
+from ._legacy import legacy_types
+from ._legacy_client import LEGACY_CLIENT_METHODS, LegacyClientSession
 from ._requests import TERMINAL, Move, Refusal, RequestRecord, RequestTracker, State
 
 __all__ = ["DEFAULT_CLIENT_INFO", "ClientConnection"]
@@ -126,6 +128,8 @@ class ClientConnection(StreamConnection[ClientEvent]):
         self.server_capabilities: t.ServerCapabilities | None = None
         self._ids = itertools.count(first_id)
         self._requests = RequestTracker(self._gone, GuardConfig(extensions=self.extensions))
+        #: the ``initialize``-era session, once an ``initialize`` was answered (issue 16)
+        self.legacy: LegacyClientSession | None = None
 
     # -- helpers for the caller ---------------------------------------------
 
@@ -171,6 +175,13 @@ class ClientConnection(StreamConnection[ClientEvent]):
     # -- sending ------------------------------------------------------------
 
     def _prepare(self, event: Event) -> tuple[list[dict[str, Any]], Commit | None]:
+        if self.legacy is not None:
+            return self.legacy.prepare(event)
+        if isinstance(event, Request) and event.method == "initialize":
+            return self._legacy_request(event)
+        return self._prepare_modern(event)
+
+    def _prepare_modern(self, event: Event) -> tuple[list[dict[str, Any]], Commit | None]:
         if isinstance(event, Request):
             return self._request(event)
         if isinstance(event, Notification):
@@ -217,6 +228,30 @@ class ClientConnection(StreamConnection[ClientEvent]):
 
         def commit() -> None:
             requests.open(record)
+
+        return [message], commit
+
+    def _legacy_request(self, event: Request) -> tuple[list[dict[str, Any]], Commit]:
+        """``initialize`` (the EraProbe's), or a request only a legacy session has:
+        its params are the 2025-11-25 ones (``mcp_proto.types.legacy``) or a dict."""
+        if type(event.id) is not int and type(event.id) is not str:
+            raise LocalProtocolError("a request id is a string or an integer", rule="BASE-04")
+        if event.id in self._requests.live:
+            raise LocalProtocolError(f"request id {event.id!r} is in flight", rule="BASE-06")
+        if event.method == "initialize" and any(
+            r.method == "initialize" for r in self._requests.live.values()
+        ):
+            raise LocalProtocolError("initialize is in flight already (LEG-01)")
+        params = event.params
+        body = params if isinstance(params, dict) or params is None else unstructure(params)
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": event.id, "method": event.method}
+        if body is not None:
+            message["params"] = body
+        record = RequestRecord(event.id, event.method, None, None)
+        record.sent = event
+
+        def commit() -> None:
+            self._requests.open(record)
 
         return [message], commit
 
@@ -289,9 +324,19 @@ class ClientConnection(StreamConnection[ClientEvent]):
             return self._late(id)
         request: Request = record.sent
         try:
-            result = self._structure_result(request, raw)
+            if record.method == "initialize":
+                result = structure(unstructure(raw), legacy_types().InitializeResult)
+            elif record.method in LEGACY_CLIENT_METHODS and self.legacy is not None:
+                result = None  # they answer {} (the codec checked it is an object)
+            else:
+                result = self._structure_result(request, raw)
         except DecodeError as e:
             return InvalidResponse(id=id, request=self._finish(record), error=e.error())
+        if record.method == "initialize":  # the legacy session starts (issue 16)
+            self._finish(record)
+            self.legacy = LegacyClientSession(self, result)
+            self._router = self.legacy.route
+            return Result(id=id, result=result)
         if isinstance(result, t.InputRequiredResult):
             return self._input_required(record, result)
         self._finish(record)

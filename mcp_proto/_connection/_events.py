@@ -34,6 +34,7 @@ __all__ = [
     "Notification",
     "Request",
     "Result",
+    "ServerRequest",
     "SubscriptionAcknowledged",
     "SubscriptionEnded",
     "VersionNotSupported",
@@ -192,7 +193,9 @@ class InvalidResponse:
 class Cancelled:
     """Server side: the client cancelled the in-flight request ``id``.
 
-    From now on anything sent for ``id`` is dropped (STDIO-13).
+    From now on anything sent for ``id`` is dropped (STDIO-13).  Client side, in a
+    legacy session: the server gave up its request ``id`` (a :class:`ServerRequest`):
+    its answer is not sent.
     """
 
     id: t.RequestId
@@ -257,6 +260,28 @@ class AnsweredRequest:
 
 
 @frozen(kw_only=True)
+class ServerRequest:
+    """Client side, legacy era: the server asks the client (LEG-07; 2025-11-25 only).
+
+    ``request`` is an ``ElicitRequest``, ``CreateMessageRequest`` or
+    ``ListRootsRequest``: the same types as an MRTR round's input requests
+    (:attr:`InputRequired.input_requests`), so one callback answers both eras.  Answer
+    with ``send(event.answer(result))`` (or an :class:`ErrorResponse` with this ``id``).
+    """
+
+    id: t.RequestId
+    request: Any
+
+    @property
+    def method(self) -> str:
+        return self.request.method  # type: ignore[no-any-return]
+
+    def answer(self, result: Any) -> Result:
+        """The :class:`Result` that answers this request."""
+        return Result(id=self.id, result=result)
+
+
+@frozen(kw_only=True)
 class ConnectionClosed:
     """The peer closed its side cleanly.
 
@@ -285,6 +310,9 @@ ClientEvent = (
     | Notification
     | InvalidMessage
     | ConnectionClosed
+    | ServerRequest
+    | AnsweredRequest
+    | Cancelled
 )
 
 Event = (
@@ -297,6 +325,7 @@ Event = (
     | InvalidResponse
     | Cancelled
     | AnsweredRequest
+    | ServerRequest
     | SubscriptionAcknowledged
     | SubscriptionEnded
     | InvalidMessage
