@@ -50,7 +50,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final, TypeAlias
-from urllib.parse import parse_qs
 
 import orjson
 
@@ -75,6 +74,7 @@ from .._errors import (
     transport_status,
 )
 from ._auth import Challenge, ProtectedResource
+from ._checks import head_verdict
 from ._headers import Headers, RawHeaders
 from ._legacy import route_legacy
 from ._legacy_streams import (
@@ -101,7 +101,7 @@ from ._replies import (
 from ._sessions import HTTPSession, SessionTable
 from ._sse import KEEPALIVE, sse_message
 from ._validate import admits, mirrored_header_problem
-from .host import AllowList, Refusal, check_head
+from .host import AllowList
 
 __all__ = [
     "DEFAULT_ALLOWED_HOSTS",
@@ -120,12 +120,6 @@ __all__ = [
 DEFAULT_ALLOWED_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "[::1]"})
 #: Default bound on a POST body: 4 MiB.
 DEFAULT_MAX_BODY_SIZE: Final = 4 * 1024 * 1024
-
-#: distinct request heads whose verdict an HTTPServer remembers
-_VERDICTS = 256
-_TOKEN_IN_QUERY: Final = Challenge(
-    status=400, error="invalid_request", description="access tokens go in the Authorization header"
-)
 
 ToolLookup: TypeAlias = Mapping[str, t.Tool] | Callable[[str], t.Tool | None]
 
@@ -517,77 +511,7 @@ class ServerExchange:
         self._mode = _Mode.READY
 
     def _check_head(self) -> Reply | None:
-        server, headers = self.server, self.headers
-        if server.auth is not None:
-            return self._check_request_head()
-        # without auth the verdict depends on these values only: clients repeat them
-        key = (
-            self.method,
-            self.target,
-            headers.get("host"),
-            headers.get("origin"),
-            headers.get("content-type"),
-            self._json_ok,
-            self._sse_ok,
-        )
-        verdicts = server._verdicts
-        if key in verdicts:
-            reply = verdicts[key]
-        else:
-            reply = self._check_request_head()
-            if len(verdicts) >= _VERDICTS:
-                verdicts.clear()  # a client that varies them gets no memory of its own
-            verdicts[key] = reply
-        if reply is not None:
-            return reply
-        return self._check_length()
-
-    def _check_request_head(self) -> Reply | None:
-        server, headers = self.server, self.headers
-        target = check_head(
-            self.target,
-            headers.get("host"),
-            headers.get("origin"),
-            server.allowed_hosts,
-            server.allowed_origins,
-        )
-        if isinstance(target, Refusal):
-            error = t.Error(code=INVALID_REQUEST, message=target.message)
-            return _error_reply(target.status, error)
-        path = target.path
-        auth = server.auth
-        if auth is not None and path in auth.metadata_paths:
-            if self.method not in ("GET", "HEAD"):
-                return Reply(status=405, headers=(("allow", "GET"),))
-            body = orjson.dumps(auth.metadata_document())
-            return Reply(status=200, headers=(_JSON,), body=body)
-        if path != server.endpoint:
-            return Reply(status=404)
-        legacy = server.sessions is not None and self.method in ("GET", "DELETE")
-        if self.method != "POST" and not legacy:
-            return Reply(status=405, headers=(("allow", "POST"),))
-        if auth is not None and "access_token" in parse_qs(target.query):
-            return server.challenge_reply(_TOKEN_IN_QUERY)  # edge 111: never in the URI
-        if auth is not None:
-            challenge = auth.check(headers)
-            if challenge is not None:
-                return server.challenge_reply(challenge)
-        ctype = headers.get("content-type")
-        if ctype is not None:
-            kind, *params = (p.strip().lower() for p in ctype.split(";"))
-            charset = [p.partition("=")[2].strip('"') for p in params if p.startswith("charset")]
-            if kind != "application/json" or any(c != "utf-8" for c in charset):
-                return Reply(status=415, headers=(("accept-post", "application/json"),))
-        if not (self._json_ok or self._sse_ok):
-            return Reply(status=406)
-        return self._check_length() if auth is not None else None
-
-    def _check_length(self) -> Reply | None:
-        length = self.headers.get("content-length")
-        digits = length is not None and length.isascii() and length.isdigit()
-        if digits and int(length or 0) > self.server.max_body_size:
-            return Reply(status=413, headers=(("connection", "close"),))
-        return None
+        return head_verdict(self)
 
     def _attach(self, conn: ServerConnection, request: Request, session: HTTPSession) -> None:
         """Serve ``request`` of a legacy session (the routing found it)."""
