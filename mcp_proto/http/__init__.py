@@ -50,6 +50,7 @@ from ._client import (
     UnexpectedResponse,
     detect_era,
 )
+from ._client_legacy import SessionExpired, StreamInterrupted
 from ._headers import (
     MAX_SAFE_INTEGER,
     HeaderParam,
@@ -127,7 +128,9 @@ __all__ = [
     "SSEEvent",
     "SSEParser",
     "ServerExchange",
+    "SessionExpired",
     "SessionTable",
+    "StreamInterrupted",
     "ToolRejected",
     "UnexpectedResponse",
     "WELL_KNOWN_PRM",

@@ -35,14 +35,18 @@ from .._connection import (
     DEFAULT_MAX_MESSAGE_SIZE,
     MODERN_ERRORS,
     NEED_DATA,
+    AnsweredRequest,
+    Cancelled,
     ClientConnection,
     Event,
     Notification,
     Request,
     Result,
+    ServerRequest,
 )
 from .._errors import METHOD_NOT_FOUND, LocalProtocolError
 from ._auth import AuthChallenge, parse_www_authenticate
+from ._client_legacy import SessionExpired, StreamInterrupted, legacy_headers, valid_session_id
 from ._headers import (
     Headers,
     InvalidToolHeaders,
@@ -131,7 +135,15 @@ class ToolRejected:
 
 #: what one response hands over: the core's events for the request (its ending, progress,
 #: stream notifications), or how the exchange ended outside JSON-RPC
-ResponseEvent = Event | RequestLost | UnexpectedResponse | AuthenticationRequired | ToolRejected
+ResponseEvent = (
+    Event
+    | RequestLost
+    | UnexpectedResponse
+    | AuthenticationRequired
+    | ToolRejected
+    | StreamInterrupted
+    | SessionExpired
+)
 
 
 class Era(Enum):
@@ -204,6 +216,8 @@ class HTTPClient:
         self.target = target
         self.headers = tuple(headers)
         self.tools: dict[str, t.Tool] = {}
+        #: the legacy session's ``Mcp-Session-Id``, from its ``initialize`` (LEG-16)
+        self.session_id: str | None = None
 
     def send(self, event: Request | Notification, *, tool: t.Tool | None = None) -> HTTPPost:
         """The POST carrying ``event``; ``tool`` overrides the cached tool of a ``tools/call``.
@@ -212,6 +226,11 @@ class HTTPClient:
         ``notifications/cancelled`` (close the response instead, HTTP-12) and
         for an argument that cannot be mirrored into a header (HTTP-24).
         """
+        legacy = self.connection.legacy is not None
+        if legacy or (isinstance(event, Request) and event.method == "initialize"):
+            post = self.answer(event)  # the 2025-11-25 shape (LEG-10..17)
+            assert post is not None  # (a request or a notification is always one message)
+            return post
         if isinstance(event, Notification) and event.method == "notifications/cancelled":
             raise LocalProtocolError(
                 "over HTTP a request is cancelled by closing its response", rule="HTTP-12"
@@ -233,6 +252,53 @@ class HTTPClient:
             headers=tuple(headers),
             body=orjson.dumps(message),
             request=event if isinstance(event, Request) else None,
+        )
+
+    def answer(self, event: Event) -> HTTPPost | None:
+        """A legacy session's POST of ``event``: a request, a notification, or the client's
+        answer to a server's request (a ``Result``, ``ErrorResponse``, the
+        ``AnsweredRequest`` of its ``ping``, or the ``InvalidMessage`` refusing it);
+        ``None`` when there is nothing to send.  See :mod:`mcp_proto.http._client_legacy`.
+        """
+        messages = self.connection.send_message(event)
+        if not messages:
+            return None
+        headers = [
+            ("content-type", "application/json"),
+            ("accept", ACCEPT),
+            *legacy_headers(self),
+            *self.headers,
+        ]
+        request = event if isinstance(event, Request) else None
+        body = orjson.dumps(messages[0])
+        return HTTPPost(target=self.target, headers=tuple(headers), body=body, request=request)
+
+    def open_stream(self) -> HTTPPost:
+        """The ``GET`` of a legacy session's standalone stream (LEG-13): the server's
+        requests and notifications come on it (``405``: the server offers none)."""
+        return self._get(None, None)
+
+    def resume(self, interrupted: StreamInterrupted) -> HTTPPost:
+        """The ``GET`` that resumes a stream the server closed mid-call (LEG-15): what came
+        after ``interrupted.last_event_id``, then the rest, ending with the answer."""
+        return self._get(interrupted.last_event_id, interrupted.request)
+
+    def end_session(self) -> HTTPPost | None:
+        """The ``DELETE`` that ends the legacy session (LEG-16), or ``None`` with none open."""
+        if self.session_id is None:
+            return None
+        headers = (*legacy_headers(self), *self.headers)
+        self.session_id = None
+        return HTTPPost(target=self.target, headers=headers, body=b"", method="DELETE")
+
+    def _get(self, last_event_id: str | None, request: Request | None) -> HTTPPost:
+        if self.connection.legacy is None or self.session_id is None:
+            raise LocalProtocolError("a GET needs a legacy session with an id (LEG-13)")
+        headers = [("accept", "text/event-stream"), *legacy_headers(self), *self.headers]
+        if last_event_id is not None:
+            headers.append(("last-event-id", last_event_id))
+        return HTTPPost(
+            target=self.target, headers=tuple(headers), body=b"", request=request, method="GET"
         )
 
     def _mirrored(self, event: Request, tool: t.Tool | None) -> list[tuple[str, str]]:
@@ -317,13 +383,30 @@ class ClientExchange:
         self.must_close = False
         kind = (headers.get("content-type") or "").split(";")[0].strip().lower()
         self._kind = kind
+        #: a legacy session's standalone GET stream: no request of its own ends it
+        self._standalone = post.method == "GET" and post.request is None
+        request = post.request
+        if request is not None and request.method == "initialize" and status == 200:
+            sid = headers.get("mcp-session-id")
+            if sid is not None and not valid_session_id(sid):
+                self._unexpected("the server's Mcp-Session-Id is not visible ASCII (LEG-16)")
+                return
+            client.session_id = sid
+        if status == 404 and client.session_id is not None and post.method != "DELETE":
+            client.session_id = None  # the server ended the session (LEG-16)
+            self._finish(SessionExpired(id=self._id, request=request))
+            return
         if status in (401, 403):
             value = ", ".join(headers.get_all("www-authenticate"))
             challenges = tuple(parse_www_authenticate(value))
             self._finish(AuthenticationRequired(id=self._id, status=status, challenges=challenges))
         elif status == 202 and self._id is None:
             self.complete = True
-        elif status == 200 and kind == "text/event-stream" and self._id is not None:
+        elif (
+            status == 200
+            and kind == "text/event-stream"
+            and (self._id is not None or self._standalone)
+        ):
             self._sse = SSEParser(client.max_message_size)
         if not self.complete and self._sse is None:
             announced = _announced_over(self.headers, client.max_message_size)
@@ -353,7 +436,7 @@ class ClientExchange:
                 if sse.event == "message" and not self.complete and sse.data:
                     self._deliver(sse.data)
             if self._eof:
-                self._lost("the event stream ended before the response")
+                self._stream_ended()
             return
         if not data:
             self._end()
@@ -386,6 +469,24 @@ class ClientExchange:
         if self._events:
             return self._events.pop(0)
         return NEED_DATA
+
+    def _stream_ended(self) -> None:
+        """The event stream ended: a standalone stream is over; a request's ends it, unless
+        a legacy server closed the connection after an event id (LEG-12): then resume."""
+        sse = self._sse
+        assert sse is not None
+        request = self.post.request
+        if self._standalone or self.complete:
+            self.complete = True
+            return
+        last = sse.last_id
+        if self.client.connection.legacy is not None and last and request is not None:
+            self.complete = True  # this response is over; the request is not (no cancel)
+            self._events.append(StreamInterrupted(
+                id=request.id, request=request, last_event_id=last, retry_ms=sse.retry
+            ))  # fmt: skip
+            return
+        self._lost("the event stream ended before the response")
 
     def _lost(self, reason: str) -> None:
         """End the request with :class:`RequestLost` (nothing if it ended already)."""
@@ -453,6 +554,8 @@ class ClientExchange:
                 self._events.extend(warnings)
                 event = Result(id=event.id, result=result)
             self._events.append(event)
+            if isinstance(event, ServerRequest | AnsweredRequest | Cancelled):
+                continue  # the server's own requests: their ids are not ours
             if getattr(event, "id", None) == self._id and not isinstance(event, Notification):
                 ending = not hasattr(event, "notifications")  # an ack does not end a listen
                 self.complete = self.complete or ending

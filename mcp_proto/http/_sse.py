@@ -75,6 +75,7 @@ class SSEParser:
         "_scanned",
         "_size",
         "_started",
+        "retry",
         "truncated",
     )
 
@@ -90,6 +91,8 @@ class SSEParser:
         self._id: str | None = None
         #: whether the stream ended inside an event (data was read but never dispatched)
         self.truncated = False
+        #: the last ``retry`` field: milliseconds to wait before reconnecting (LEG-12)
+        self.retry: int | None = None
 
     def feed(self, data: bytes) -> list[SSEEvent]:
         """Add bytes; ``b""`` means the end of the stream.  Returns completed events."""
@@ -150,7 +153,14 @@ class SSEParser:
             self._event = value
         elif field == "id" and "\0" not in value:
             self._id = value
-        return None  # "retry" and unknown fields are ignored
+        elif field == "retry" and value.isascii() and value.isdigit() and len(value) <= 9:
+            self.retry = int(value)  # (digits only, as the standard says; at most ~11 days)
+        return None  # unknown fields are ignored
+
+    @property
+    def last_id(self) -> str | None:
+        """The last event id seen (the ``Last-Event-ID`` of a reconnection)."""
+        return self._id
 
     def _dispatch(self) -> SSEEvent | None:
         data, event = self._data, self._event
