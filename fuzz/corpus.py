@@ -130,6 +130,14 @@ def seeds(kind: str) -> list[bytes]:
             else:
                 out.append(_line(v))
         return out
+    if kind in ("legacy_client", "legacy_http_client"):
+        from . import invariants_legacy_client as legacy
+
+        return (
+            legacy.legacy_client_seeds()
+            if kind == "legacy_client"
+            else (legacy.legacy_http_client_seeds())
+        )
     from . import corpus_http
 
     if kind in corpus_http.KINDS:

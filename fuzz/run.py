@@ -29,6 +29,12 @@ HARNESSES = {
     "decode": ("messages", "invariants", "check_decode"),
     "server": ("server", "invariants", "check_server_stream"),
     "client": ("client", "invariants", "check_client_stream"),
+    "legacy_client": ("legacy_client", "invariants_legacy_client", "check_legacy_client_stream"),
+    "legacy_http_client": (
+        "legacy_http_client",
+        "invariants_legacy_client",
+        "check_legacy_http_client",
+    ),
     "http_server": ("http_server", "invariants_http", "check_http_server"),
     "http1": ("http1", "invariants_http1", "check_http1"),
     "http_client": ("http_client", "invariants_http", "check_http_client"),

@@ -17,6 +17,7 @@ from fuzz import (
     invariants,
     invariants_http,
     invariants_http1,
+    invariants_legacy_client,
     invariants_schema,
 )
 from mcp_proto import types as t
@@ -27,6 +28,8 @@ CHECKS = {
     "messages": invariants.check_decode,
     "server": invariants.check_server_stream,
     "client": invariants.check_client_stream,
+    "legacy_client": invariants_legacy_client.check_legacy_client_stream,
+    "legacy_http_client": invariants_legacy_client.check_legacy_http_client,
     "http_server": invariants_http.check_http_server,
     "http1": invariants_http1.check_http1,
     "http_client": invariants_http.check_http_client,
@@ -250,3 +253,14 @@ def test_found_http1_a_second_host_is_refused_in_http10_too() -> None:
     events = invariants_http1.wire_events([data])
     assert events == [invariants_http1.Refused(400, "more than one Host, or none in HTTP/1.1")]
     invariants_http1.check_http1(data)
+
+
+def test_the_legacy_client_harness_can_fail() -> None:
+    """Its answer check is not vacuous: a reply with no usable id is caught."""
+    client = invariants_legacy_client.new_legacy_client()
+    assert client.legacy is not None and set(client.in_flight()) == {1, 2, 3, 4}
+    bad = m.AnsweredRequest(
+        id=5, method="ping", params=None, reply={"jsonrpc": "2.0", "result": {}}
+    )
+    with pytest.raises(AssertionError):
+        invariants_legacy_client._answer(client, bad)
