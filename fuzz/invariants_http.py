@@ -283,6 +283,19 @@ def _call(chunks: list[bytes]) -> tuple[list[Any], list[bytes]]:
     conn = HTTPClientConnection(HTTPClient(client, max_message_size=1024), host="localhost")
     queue = client_requests(client)
     sent = [conn.send(queue.pop(0))]
+    return drive(conn, chunks, queue, sent), sent
+
+
+def drive(
+    conn: HTTPClientConnection,
+    chunks: list[bytes],
+    queue: list[Any],
+    sent: list[bytes],
+    ready: Any = lambda: True,
+) -> list[Any]:
+    """Feed ``chunks`` (then end of input) to ``conn``, POSTing the next of ``queue`` each
+    time the connection is free and ``ready()``; the events, ending with the close (or
+    the lost framing, as a tuple)."""
     events: list[Any] = []
     for chunk in [*(c for c in chunks if c), b""]:
         conn.receive_data(chunk)
@@ -290,8 +303,8 @@ def _call(chunks: list[bytes]) -> tuple[list[Any], list[bytes]]:
             try:
                 event = conn.next_event()
             except m.RemoteProtocolError as e:  # an SSE event over max_message_size (documented)
-                return [*events, ("lost framing", str(e))], sent
-            if event is m.NEED_DATA and queue and not conn.busy:
+                return [*events, ("lost framing", str(e))]
+            if event is m.NEED_DATA and queue and not conn.busy and ready():
                 try:
                     sent.append(conn.send(queue.pop(0)))
                 except m.LocalProtocolError:  # the server closes: no more POSTs on this one
@@ -304,7 +317,7 @@ def _call(chunks: list[bytes]) -> tuple[list[Any], list[bytes]]:
             events.append(event)
             assert len(events) < MAX_EVENTS, "next_event makes no progress"
             if isinstance(event, m.ConnectionClosed):
-                return events, sent
+                return events
     raise AssertionError("end of input gave no ConnectionClosed")
 
 

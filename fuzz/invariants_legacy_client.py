@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-import attrs
 import orjson
 
 import mcp_proto as m
@@ -160,7 +159,9 @@ def _http_session(chunks: list[bytes]) -> tuple[list[Any], Any]:
     """A client opening a legacy HTTP session: ``initialize`` (id 1), then, once the
     session is open, ``notifications/initialized``, ``tools/call`` (2) and ``ping`` (3),
     each POSTed when the connection is free; fed ``chunks`` as the server's bytes."""
-    from mcp_proto.http import HTTPClient, HTTPClientConnection, RequestLost
+    from mcp_proto.http import HTTPClient, HTTPClientConnection
+
+    from .invariants_http import drive
 
     client = m.ClientConnection(capabilities=_CAPS)
     http = HTTPClient(client, max_message_size=1024)
@@ -171,30 +172,9 @@ def _http_session(chunks: list[bytes]) -> tuple[list[Any], Any]:
         m.Request(id=2, method="tools/call", params=params),
         m.Request(id=3, method="ping", params=None),
     ]
-    conn.send(m.Request(id=1, method="initialize", params={"protocolVersion": "2025-11-25"}))
-    events: list[Any] = []
-    for chunk in [*(c for c in chunks if c), b""]:
-        conn.receive_data(chunk)
-        while True:
-            try:
-                event = conn.next_event()
-            except m.RemoteProtocolError as e:  # an SSE event over max_message_size
-                return [*events, ("lost framing", str(e))], http
-            if event is m.NEED_DATA and queue and not conn.busy and client.legacy is not None:
-                try:
-                    conn.send(queue.pop(0))
-                except m.LocalProtocolError:  # the server closes: no more POSTs on this one
-                    queue.clear()
-                continue
-            if event is m.NEED_DATA:
-                break
-            if isinstance(event, RequestLost):  # h11's error text quotes the bytes at hand
-                event = attrs.evolve(event, reason=event.reason.split(": ")[0])
-            events.append(event)
-            assert len(events) < 2000, "next_event makes no progress"
-            if isinstance(event, m.ConnectionClosed):
-                return events, http
-    raise AssertionError("end of input gave no ConnectionClosed")
+    sent = [conn.send(m.Request(id=1, method="initialize",
+                                params={"protocolVersion": "2025-11-25"}))]  # fmt: skip
+    return drive(conn, chunks, queue, sent, lambda: client.legacy is not None), http
 
 
 def check_legacy_http_client(data: bytes) -> None:
