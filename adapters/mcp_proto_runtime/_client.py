@@ -17,10 +17,13 @@ import attrs
 
 from mcp_proto import (
     DEFAULT_MAX_MESSAGE_SIZE,
+    INTERNAL_ERROR,
     METHODS,
     ClientConnection,
     ConnectionClosed,
+    EraOutcome,
     ErrorResponse,
+    Incompatible,
     InputRequired,
     InvalidResponse,
     McpError,
@@ -28,6 +31,7 @@ from mcp_proto import (
     RemoteProtocolError,
     Request,
     Result,
+    ServerRequest,
     SubscriptionAcknowledged,
     SubscriptionEnded,
     VersionNotSupported,
@@ -57,7 +61,9 @@ __all__ = [
     "Done",
     "Retry",
     "build_request",
+    "era_failure",
     "http_failure",
+    "legacy_input",
     "legacy_answer",
     "outcome_of",
     "owner_of",
@@ -172,6 +178,40 @@ class Call:
             self.request = event.retry(id=self.conn.next_id(), input_responses=answers)
             return Retry(self.request, replaces)
         return Done(outcome_of(event))
+
+
+def legacy_input(
+    event: ServerRequest, call: Request | None, on_input: InputHandler | None
+) -> Result | ErrorResponse:
+    """The answer to a legacy server's request (issue 16), asked of ``on_input`` as the
+    MRTR round it stands for: one ``InputRequired`` for ``call`` (the call it came with,
+    or during), its one input request keyed by the server's id.  So one callback answers
+    both eras.  No handler (or no call): a JSON-RPC error the server gets instead.
+    ``on_input`` raising propagates (the caller cancels its call, as for MRTR).
+    """
+    if on_input is None or call is None:
+        error = t.Error(code=INTERNAL_ERROR, message=f"no input handler for {event.method}")
+        return ErrorResponse(id=event.id, error=error)
+    key = str(event.id)
+    asked = InputRequired(
+        id=call.id,
+        result=t.InputRequiredResult(input_requests={key: event.request}),
+        request=call,
+        round=1,
+    )
+    answers = on_input(asked)
+    if key not in answers:
+        error = t.Error(code=INTERNAL_ERROR, message=f"the input handler gave no {key!r} answer")
+        return ErrorResponse(id=event.id, error=error)
+    return event.answer(answers[key])
+
+
+def era_failure(outcome: EraOutcome) -> ConnectionError | None:
+    """The exception a probe's outcome means: ``ConnectionError`` naming why for
+    :class:`~mcp_proto.Incompatible` (no version in common, LEG-05), else ``None``."""
+    if isinstance(outcome, Incompatible):
+        return ConnectionError(f"cannot talk to this server: {outcome.reason}")
+    return None
 
 
 def owner_of(event: ResponseEvent) -> t.RequestId | None:

@@ -42,6 +42,12 @@ class _Calls:
 
     conn: m.ClientConnection
     timeout: float | None
+    #: the call being made, while one is (a legacy server's requests are answered for it)
+    _calling: Call | None = None
+
+    def _ensure_era(self, deadline: float | None = None) -> None:
+        """Find the server's era before the first request, where the transport does;
+        ``TimeoutError`` when ``deadline`` (the first call's) passes first."""
 
     def _send(self, request: m.Request) -> None:
         raise NotImplementedError
@@ -90,8 +96,10 @@ class _Calls:
         """
         limit = self.timeout if timeout is None else timeout
         deadline = None if limit is None else time.monotonic() + limit
+        self._ensure_era(deadline)
         call = Call(self.conn, method, params, on_progress=on_progress, on_input=on_input)
         self._send(call.request)
+        self._calling = call
         try:
             while True:
                 event = self._await_end(call.request.id, deadline, on_progress)
@@ -107,6 +115,8 @@ class _Calls:
                 with contextlib.suppress(OSError, ConnectionError):  # server gone: nobody to tell
                     self._cancel(call.request.id, "abandoned")
             raise
+        finally:
+            self._calling = None
 
     def listen(
         self, notifications: t.SubscriptionFilter, *, timeout: float | None = None
@@ -120,9 +130,10 @@ class _Calls:
         ``TimeoutError``; a refusal raises as a call does.
         """
         params = t.SubscriptionsListenRequestParams(notifications=notifications)
-        request = build_request(self.conn, "subscriptions/listen", params)
         limit = self.timeout if timeout is None else timeout
         deadline = None if limit is None else time.monotonic() + limit
+        self._ensure_era(deadline)
+        request = build_request(self.conn, "subscriptions/listen", params)
         self._send(request)
         try:
             first = self._await_end(request.id, deadline, None)

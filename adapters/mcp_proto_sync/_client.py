@@ -15,11 +15,11 @@ import subprocess
 import time
 from collections import deque
 from collections.abc import Mapping, Sequence
-from typing import IO, Any
+from typing import IO, Any, Literal
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto_runtime import owner_of
+from mcp_proto_runtime import era_failure, legacy_input, owner_of
 
 from ._calls import ProgressHandler, _Calls
 from ._http_client import HTTPClientSession
@@ -41,6 +41,14 @@ class Client(_Calls):
     error response raises :class:`McpError`; a response that breaks the
     protocol raises :class:`mcp_proto.RemoteProtocolError`; a server that goes
     away raises ``ConnectionError``.
+
+    ``era`` (issue 16): ``"auto"`` (the default) finds the server's era before the
+    first request, as the stdio page says -- a ``server/discover`` probe, waiting
+    ``probe_timeout`` seconds (default 10), then ``initialize`` for a legacy server
+    (:class:`mcp_proto.EraProbe`); ``"modern"`` and ``"legacy"`` speak one era only.
+    :attr:`era` and :attr:`protocol_version` say what was found.  A legacy server's
+    requests (elicitation, sampling, roots) go to the call's ``on_input``, as the MRTR
+    round they stand for; one that cannot be spoken to raises ``ConnectionError``.
     """
 
     def __init__(
@@ -52,10 +60,18 @@ class Client(_Calls):
         timeout: float | None = 60.0,
         capabilities: t.ClientCapabilities | None = None,
         connection: m.ClientConnection | None = None,
+        era: Literal["auto", "modern", "legacy"] = "auto",
+        probe_timeout: float = 10.0,
     ) -> None:
+        if era not in ("auto", "modern", "legacy"):
+            raise ValueError(f"era is 'auto', 'modern' or 'legacy', not {era!r}")
         if connection is None:
             connection = m.ClientConnection(capabilities=capabilities)
         self.conn = connection
+        self._era = era
+        self.probe_timeout = probe_timeout
+        #: what the era probe found (``None`` until the first request)
+        self.outcome: m.Modern | m.Legacy | None = None
         self.process = process
         self.timeout = timeout
         self._rfile = rfile
@@ -105,6 +121,57 @@ class Client(_Calls):
             process.stdout.close()
             raise
 
+    # -- the era (issue 16) ---------------------------------------------------
+
+    @property
+    def era(self) -> str:
+        """``"modern"`` or ``"legacy"``: the server's era, found now if need be."""
+        self._ensure_era()
+        return "legacy" if isinstance(self.outcome, m.Legacy) else "modern"
+
+    @property
+    def protocol_version(self) -> str:
+        """The version this client speaks with the server, found now if need be."""
+        self._ensure_era()
+        return self.outcome.version if self.outcome is not None else self.conn.protocol_version
+
+    def _ensure_era(self, deadline: float | None = None) -> None:
+        if self.outcome is not None:
+            return
+        if self._era == "modern":
+            self.outcome = m.Modern(version=self.conn.protocol_version)
+            return
+        probe = m.EraProbe(
+            transport="stdio",
+            next_id=self.conn.next_id,
+            capabilities=self.conn.capabilities,
+            client_info=self.conn.client_info,
+            versions=() if self._era == "legacy" else (self.conn.protocol_version,),
+        )
+        step = probe.start()
+        assert step is not None  # (only over HTTP is there no probe of its own)
+        while isinstance(step, m.Request):
+            self._send(step)
+            wait = time.monotonic() + self.probe_timeout
+            event = self._await_end(
+                step.id, wait if deadline is None else min(wait, deadline), None
+            )
+            if event is None:
+                if step.id in self.conn.in_flight():
+                    self._cancel(step.id, "no answer in time")
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise TimeoutError("the server's era was not found within the call's timeout")
+                step = probe.timed_out()
+            else:
+                step = probe.received(event)
+        failure = era_failure(step)
+        if failure is not None:
+            raise failure
+        assert isinstance(step, m.Modern | m.Legacy)
+        if isinstance(step, m.Legacy):
+            self._write(self.conn.send(step.initialized))  # LEG-03: before anything else
+        self.outcome = step
+
     # -- I/O ----------------------------------------------------------------
 
     def _send(self, request: m.Request) -> None:
@@ -145,12 +212,27 @@ class Client(_Calls):
                 return None
             if isinstance(event, m.ConnectionClosed):
                 raise ConnectionError("the server closed the connection")
+            if self._answered(event):
+                continue
             owner = owner_of(event)
             if owner == id:
                 return event
             if owner in self._listens:
                 self._listens[owner].append(event)  # a listen's: kept for its reader
             # otherwise: a late answer to an earlier call, or a stray message
+
+    def _answered(self, event: m.ClientEvent) -> bool:
+        """A legacy server's request (or its ``ping``, or one refused): answered at once."""
+        if isinstance(event, m.ServerRequest):
+            call = self._calling
+            request = call.request if call is not None else None
+            handler = call.on_input if call is not None else None
+            self._write(self.conn.send(legacy_input(event, request, handler)))
+            return True
+        if isinstance(event, m.AnsweredRequest | m.InvalidMessage) and self.conn.legacy:
+            self._write(self.conn.send(event))
+            return True
+        return isinstance(event, m.Cancelled)  # the server gave up its request: no answer
 
     def _end_listen(self, id: t.RequestId) -> None:
         self._listens.pop(id, None)
