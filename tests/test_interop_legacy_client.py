@@ -1,11 +1,12 @@
-"""Our client against real legacy servers (issue 16; LEG-21, VER-13..17).
+"""Our clients against real legacy servers (issue 16; LEG-21, VER-13..17).
 
 The official Python SDK's last 1.x release (``mcp`` 1.30.0), in its own environment made
 by ``uv`` (skipped when it cannot be installed), serves ``tests/peers/legacy_sdk_server.py``
-over stdio: our blocking client finds it legacy by its ``server/discover`` probe, opens an
-``initialize`` session, and calls with progress; the server's elicitation and roots
-requests are answered by the call's ``on_input``, the callback an MRTR round uses.  Our
-own dual-era server, probed the same way, stays modern (the matrix's Dual-era/Modern row).
+over stdio.  Each adapter's client (blocking, asyncio, trio) finds it legacy by its
+``server/discover`` probe, opens an ``initialize`` session, and calls with progress; the
+server's elicitation and roots requests are answered by the call's ``on_input``, the
+callback an MRTR round uses.  Our own dual-era server, probed the same way, stays modern
+(the matrix's Dual-era/Modern row).
 """
 
 from __future__ import annotations
@@ -16,11 +17,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 import mcp_proto as m
+import mcp_proto_asyncio
+import mcp_proto_sync
+import mcp_proto_trio
 from mcp_proto import types as t
-from mcp_proto_sync import Client
 
 PEERS = Path(__file__).parent / "peers"
 LEGACY_SDK = "mcp==1.30.0"
@@ -28,6 +32,8 @@ UV = shutil.which("uv")
 CAPS = t.ClientCapabilities(
     elicitation=t.ClientCapabilitiesElicitation(), roots=t.ClientCapabilitiesRoots()
 )
+OURS = [sys.executable, "-m", "mcp_proto_cli", "serve-example", "--stdio",
+        "--adapter", "sync"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -55,43 +61,98 @@ def answer(event: m.InputRequired) -> dict[str, Any]:
     return out
 
 
-def test_leg21_our_client_finds_a_legacy_server_and_works_with_it(
-    legacy_server: list[str],
+async def session(client: Any, connect: Any, call: Any) -> dict[str, Any]:
+    """What one client saw of the legacy server (``connect``/``call``: sync or awaited)."""
+    report: dict[str, Any] = {}
+    outcome = await connect()
+    report["era"], report["version"] = client.era, client.protocol_version
+    report["server"] = outcome.server_info.name if isinstance(outcome, m.Legacy) else None
+    tools = await call(client.list_tools)
+    report["tools"] = sorted(tool.name for tool in tools)
+    seen: list[float] = []
+    echoed = await call(client.call_tool, "echo", {"text": "hi"},
+                        on_progress=lambda p: seen.append(p.progress))  # fmt: skip
+    report["echo"], report["progress"] = echoed.content[0].text, seen
+    report["ask"] = (await call(client.call_tool, "ask", on_input=answer)).content[0].text
+    report["roots"] = (await call(client.call_tool, "roots", on_input=answer)).content[0].text
+    report["unanswered"] = (await call(client.call_tool, "ask")).is_error  # no handler
+    return report
+
+
+def check(report: dict[str, Any]) -> None:
+    assert report["era"] == "legacy" and report["version"] == "2025-11-25"
+    assert report["server"] == "legacy-sdk-peer"
+    assert report["tools"] == ["ask", "echo", "roots"]
+    assert report["echo"] == "hi" and report["progress"] == [1]
+    assert report["ask"] == "hello Ada"  # elicitation/create, answered by on_input
+    assert report["roots"] == "file:///work"  # roots/list, answered by on_input
+    assert report["unanswered"] is True  # an error to the server (its tool reports it)
+
+
+def test_leg21_the_blocking_client_finds_a_legacy_server(legacy_server: list[str]) -> None:
+    async def run() -> dict[str, Any]:
+        with mcp_proto_sync.Client.stdio(
+            legacy_server, capabilities=CAPS, stderr=subprocess.DEVNULL
+        ) as client:
+
+            async def connect() -> Any:
+                return client.connect()
+
+            async def call(fn: Any, *args: Any, **kw: Any) -> Any:
+                return fn(*args, **kw)
+
+            return await session(client, connect, call)
+
+    check(anyio.run(run))
+
+
+@pytest.mark.parametrize("adapter", ["asyncio", "trio"])
+def test_leg21_the_async_clients_find_a_legacy_server(
+    adapter: str, legacy_server: list[str]
 ) -> None:
-    with Client.stdio(legacy_server, capabilities=CAPS, stderr=subprocess.DEVNULL) as client:
-        assert client.era == "legacy" and client.protocol_version == "2025-11-25"
-        assert isinstance(client.outcome, m.Legacy)
-        assert client.outcome.server_info.name == "legacy-sdk-peer"
-        tools = sorted(tool.name for tool in client.list_tools())
-        assert tools == ["ask", "echo", "roots"]
-        seen: list[float] = []
-        echoed = client.call_tool(
-            "echo", {"text": "hi"}, on_progress=lambda p: seen.append(p.progress)
-        )
-        assert echoed.content[0].text == "hi" and seen == [1]
-        asked = client.call_tool("ask", on_input=answer)  # elicitation/create, answered
-        assert asked.content[0].text == "hello Ada"
-        rooted = client.call_tool("roots", on_input=answer)  # roots/list, answered
-        assert rooted.content[0].text == "file:///work"
-        failed = client.call_tool("ask")  # no handler: the server's request gets an error
-        assert failed.is_error  # (which the SDK's tool turns into a tool error)
+    module: Any = mcp_proto_asyncio if adapter == "asyncio" else mcp_proto_trio
+
+    async def run() -> dict[str, Any]:
+        async with module.Client.stdio(
+            legacy_server, capabilities=CAPS, stderr=subprocess.DEVNULL
+        ) as client:
+
+            async def call(fn: Any, *args: Any, **kw: Any) -> Any:
+                return await fn(*args, **kw)
+
+            return await session(client, client.connect, call)
+
+    check(anyio.run(run, backend=adapter))
 
 
 def test_leg21_an_explicit_legacy_era_skips_the_probe(legacy_server: list[str]) -> None:
-    with Client.stdio(legacy_server, era="legacy", stderr=subprocess.DEVNULL) as client:
+    with mcp_proto_sync.Client.stdio(legacy_server, era="legacy",
+                                     stderr=subprocess.DEVNULL) as client:  # fmt: skip
         assert client.call_tool("echo", {"text": "x"}).content[0].text == "x"
         assert client.era == "legacy" and client.conn.legacy is not None
 
 
-def test_ver13_a_dual_era_server_is_found_modern_and_never_initialized() -> None:
-    server = [sys.executable, "-m", "mcp_proto_cli", "serve-example", "--stdio",
-              "--adapter", "sync"]  # fmt: skip
-    with Client.stdio(server, stderr=subprocess.DEVNULL) as client:
-        assert client.era == "modern" and client.conn.legacy is None
-        assert isinstance(client.outcome, m.Modern) and client.outcome.discover is not None
-        assert client.call_tool("test_simple_text").content
+@pytest.mark.parametrize("adapter", ["sync", "asyncio", "trio"])
+def test_ver13_a_dual_era_server_is_found_modern_and_never_initialized(adapter: str) -> None:
+    if adapter == "sync":
+        with mcp_proto_sync.Client.stdio(OURS, stderr=subprocess.DEVNULL) as client:
+            outcome = client.connect()
+            assert client.call_tool("test_simple_text").content
+            legacy = client.conn.legacy
+    else:
+        module: Any = mcp_proto_asyncio if adapter == "asyncio" else mcp_proto_trio
+
+        async def run() -> tuple[Any, Any]:
+            async with module.Client.stdio(OURS, stderr=subprocess.DEVNULL) as client:
+                outcome = await client.connect()
+                assert (await client.call_tool("test_simple_text")).content
+                return outcome, client.conn.legacy
+
+        outcome, legacy = anyio.run(run, backend=adapter)
+    assert isinstance(outcome, m.Modern) and outcome.discover is not None and legacy is None
 
 
-def test_an_era_outside_the_three_is_refused() -> None:
+@pytest.mark.parametrize("module", [mcp_proto_sync, mcp_proto_asyncio, mcp_proto_trio])
+def test_an_era_outside_the_three_is_refused(module: Any) -> None:
     with pytest.raises(ValueError, match="era"):
-        Client(sys.stdin.buffer, sys.stdout.buffer, era="ancient")  # type: ignore[arg-type]
+        module.Client(None, None, era="ancient")

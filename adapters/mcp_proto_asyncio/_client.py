@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 import mcp_proto as m
 from mcp_proto import types as t
@@ -42,7 +42,10 @@ class Client(StreamCalls[asyncio.Queue[_Routed]]):
     """An MCP client over an asyncio stream pair; :meth:`stdio` spawns the server.
 
     Same contract as the blocking client (``mcp_proto_sync.Client``), plus
-    concurrency: any number of calls and listens may be in flight at once.
+    concurrency: any number of calls and listens may be in flight at once.  Dual-era
+    (``era=``, issue 16) as the blocking client; ``await client.connect()`` runs the probe
+    now.  A legacy server's requests go to the input handler of the last call in flight
+    that has one (a stdio server names no call).
     """
 
     def __init__(
@@ -54,10 +57,19 @@ class Client(StreamCalls[asyncio.Queue[_Routed]]):
         timeout: float | None = 60.0,
         capabilities: t.ClientCapabilities | None = None,
         connection: m.ClientConnection | None = None,
+        era: Literal["auto", "modern", "legacy"] = "auto",
+        probe_timeout: float = 10.0,
     ) -> None:
+        if era not in ("auto", "modern", "legacy"):
+            raise ValueError(f"era is 'auto', 'modern' or 'legacy', not {era!r}")
         if connection is None:
             connection = m.ClientConnection(capabilities=capabilities)
         self.conn = connection
+        self._era_mode = era
+        self.probe_timeout = probe_timeout
+        self.outcome: m.Modern | m.Legacy | None = None
+        self._era_lock = asyncio.Lock()
+        self._inputs = {}
         self.process = process
         self.timeout = timeout
         self._reader = reader
@@ -141,6 +153,8 @@ class Client(StreamCalls[asyncio.Queue[_Routed]]):
                 while (event := self.conn.next_event()) is not m.NEED_DATA:
                     if isinstance(event, m.ConnectionClosed):
                         return
+                    if await self._answered(event):  # a legacy server's request
+                        continue
                     owner = owner_of(event)
                     queue = self._waiters.get(owner) if owner is not None else None
                     if queue is not None:

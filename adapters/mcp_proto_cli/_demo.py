@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+import mcp_proto as m
 from mcp_proto import types as t
 from mcp_proto.testing import Trace
 from mcp_proto_asyncio import Client, McpError, Server
@@ -59,8 +60,9 @@ async def session(trace: Trace) -> list[str]:
     client = Client(c_reader, _Tap(c_writer, trace, "client"), capabilities=caps, timeout=10)  # type: ignore[arg-type]
     seen: list[str] = []
     async with client:
-        found = await client.discover()
-        seen.append(f"discovered {', '.join(found.supported_versions)}")
+        found = await client.connect()  # the era probe: server/discover (issue 16)
+        assert isinstance(found, m.Modern) and found.discover is not None
+        seen.append(f"discovered {', '.join(found.discover.supported_versions)}")
         seen.append(f"{len(await client.list_tools())} tools")
         steps: list[float] = []
         await client.call_tool(

@@ -11,9 +11,19 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any, Generic, Protocol, TypeVar
 
 from mcp_proto import (
+    INTERNAL_ERROR,
+    AnsweredRequest,
+    Cancelled,
     ClientEvent,
+    EraProbe,
+    ErrorResponse,
+    InvalidMessage,
+    Legacy,
+    Modern,
     Notification,
     Request,
+    Result,
+    ServerRequest,
     SubscriptionAcknowledged,
     SubscriptionEnded,
 )
@@ -27,6 +37,8 @@ from ._client import (
     ProbeOutcome,
     ProgressHandler,
     build_request,
+    era_failure,
+    legacy_input,
     outcome_of,
     probe_outcome,
 )
@@ -149,6 +161,14 @@ class StreamCalls(AsyncCalls, Generic[Source]):
 
     timeout: float | None
     _waiters: dict[t.RequestId, Source]
+    #: ``"auto"``, ``"modern"`` or ``"legacy"`` (issue 16); what the probe found
+    _era_mode: str = "modern"
+    outcome: Modern | Legacy | None = None
+    probe_timeout: float = 10.0
+    #: serializes the probe (the client's lock type: ``asyncio.Lock``, ``trio.Lock``)
+    _era_lock: Any = None
+    #: the calls in flight with an input handler: a legacy server's requests go to the last
+    _inputs: dict[t.RequestId, tuple[Call, InputHandler]]
 
     def _watch(self, id: t.RequestId) -> Source:
         raise NotImplementedError
@@ -175,9 +195,13 @@ class StreamCalls(AsyncCalls, Generic[Source]):
         on_input: InputHandler | None = None,
     ) -> Any:
         """Send one request and return its result object, following MRTR rounds."""
+        limit = self.timeout if timeout is None else timeout
+        await self._ensure_era(limit)
         call = Call(self.conn, method, params, on_progress=on_progress, on_input=on_input)
         source = self._watch(call.request.id)
-        limit = self.timeout if timeout is None else timeout
+        first = call.request.id
+        if on_input is not None:
+            self._inputs[first] = (call, on_input)
         try:
             await self._write(self.conn.send(call.request))
             async with self._time_limit(limit):
@@ -196,6 +220,83 @@ class StreamCalls(AsyncCalls, Generic[Source]):
             raise
         finally:
             self._waiters.pop(call.request.id, None)
+            self._inputs.pop(first, None)
+
+    # -- the era (issue 16) --------------------------------------------------
+
+    @property
+    def era(self) -> str:
+        """``"modern"`` or ``"legacy"``, once found (before the first call: its mode)."""
+        if self.outcome is None:
+            return "legacy" if self._era_mode == "legacy" else "modern"
+        return "legacy" if isinstance(self.outcome, Legacy) else "modern"
+
+    @property
+    def protocol_version(self) -> str:
+        """The version spoken with the server (the connection's until the probe ran)."""
+        outcome = self.outcome
+        return outcome.version if outcome is not None else str(self.conn.protocol_version)
+
+    async def connect(self, timeout: float | None = None) -> Modern | Legacy:
+        """Find the server's era now (the first call does it otherwise): the outcome."""
+        await self._ensure_era(self.timeout if timeout is None else timeout)
+        assert self.outcome is not None
+        return self.outcome
+
+    async def _ensure_era(self, limit: float | None) -> None:
+        """Before the first request: the era probe, as the stdio page says (EraProbe),
+        each wait ``probe_timeout`` s at most and all of it within ``limit``."""
+        if self.outcome is not None:
+            return
+        async with self._era_lock:
+            if self.outcome is not None:  # (another call found it meanwhile)
+                return
+            if self._era_mode == "modern":
+                self.outcome = Modern(version=self.conn.protocol_version)
+                return
+            probe = EraProbe(
+                transport="stdio",
+                next_id=self.conn.next_id,
+                capabilities=self.conn.capabilities,
+                client_info=self.conn.client_info,
+                versions=() if self._era_mode == "legacy" else (self.conn.protocol_version,),
+            )
+            step = probe.start()
+            try:
+                async with self._time_limit(limit):
+                    while isinstance(step, Request):
+                        event = await self._round(step, self.probe_timeout)
+                        step = probe.timed_out() if event is None else probe.received(event)
+            except TimeoutError:
+                raise TimeoutError("the server's era was not found in time") from None
+            assert step is not None  # (only over HTTP is there no probe of its own)
+            failure = era_failure(step)
+            if failure is not None:
+                raise failure
+            assert isinstance(step, Modern | Legacy)
+            if isinstance(step, Legacy):
+                await self._write(self.conn.send(step.initialized))  # LEG-03: first
+            self.outcome = step
+
+    async def _answered(self, event: ClientEvent) -> bool:
+        """For the reader: a legacy server's request (or its ``ping``, or one refused),
+        answered at once; True when ``event`` was one.  A request goes to the input
+        handler of the last call in flight that has one (a stdio server names no call);
+        a handler that raises gets the server an error instead."""
+        if isinstance(event, ServerRequest):
+            call, handler = next(reversed(self._inputs.values()), (None, None))
+            reply: Result | ErrorResponse
+            try:
+                reply = legacy_input(event, call.request if call else None, handler)
+            except Exception as e:  # (the call goes on; the server learns its request failed)
+                error = t.Error(code=INTERNAL_ERROR, message=f"the input handler failed: {e}")
+                reply = ErrorResponse(id=event.id, error=error)
+            await self._write(self.conn.send(reply))
+            return True
+        if isinstance(event, AnsweredRequest | InvalidMessage) and self.conn.legacy is not None:
+            await self._write(self.conn.send(event))
+            return True
+        return isinstance(event, Cancelled)  # the server gave up its request: no answer
 
     async def listen(
         self, notifications: t.SubscriptionFilter, *, timeout: float | None = None
@@ -206,9 +307,10 @@ class StreamCalls(AsyncCalls, Generic[Source]):
         cancels the listen and raises ``TimeoutError``; a refusal raises as a call does.
         """
         params = t.SubscriptionsListenRequestParams(notifications=notifications)
+        limit = self.timeout if timeout is None else timeout
+        await self._ensure_era(limit)
         request = build_request(self.conn, "subscriptions/listen", params)
         source = self._watch(request.id)
-        limit = self.timeout if timeout is None else timeout
         try:
             await self._write(self.conn.send(request))
             async with self._time_limit(limit):

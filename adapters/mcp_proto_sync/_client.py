@@ -135,6 +135,13 @@ class Client(_Calls):
         self._ensure_era()
         return self.outcome.version if self.outcome is not None else self.conn.protocol_version
 
+    def connect(self, timeout: float | None = None) -> m.Modern | m.Legacy:
+        """Find the server's era now (the first call does it otherwise): the outcome."""
+        limit = self.timeout if timeout is None else timeout
+        self._ensure_era(None if limit is None else time.monotonic() + limit)
+        assert self.outcome is not None
+        return self.outcome
+
     def _ensure_era(self, deadline: float | None = None) -> None:
         if self.outcome is not None:
             return

@@ -16,7 +16,7 @@ import subprocess
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
 from functools import partial
-from typing import IO, Any
+from typing import IO, Any, Literal
 
 import trio
 
@@ -44,7 +44,10 @@ class Client(StreamCalls[_Channel]):
     """An MCP client over a trio stream pair; :meth:`stdio` spawns the server.
 
     Same contract as the blocking client (``mcp_proto_sync.Client``), plus
-    concurrency: any number of calls and listens may be in flight at once.  Each
+    concurrency: any number of calls and listens may be in flight at once.  Dual-era
+    (``era=``, issue 16) as the blocking client; ``await client.connect()`` runs the probe
+    now.  A legacy server's requests go to the input handler of the last call in flight
+    that has one (a stdio server names no call).  Each
     message is written whole even if its call is cancelled meanwhile (the stream is
     shared), within ``timeout`` seconds (60 if ``timeout`` is None): a server that
     reads nothing for that long fails the connection with ``ConnectionError``.
@@ -59,10 +62,19 @@ class Client(StreamCalls[_Channel]):
         timeout: float | None = 60.0,
         capabilities: t.ClientCapabilities | None = None,
         connection: m.ClientConnection | None = None,
+        era: Literal["auto", "modern", "legacy"] = "auto",
+        probe_timeout: float = 10.0,
     ) -> None:
+        if era not in ("auto", "modern", "legacy"):
+            raise ValueError(f"era is 'auto', 'modern' or 'legacy', not {era!r}")
         if connection is None:
             connection = m.ClientConnection(capabilities=capabilities)
         self.conn = connection
+        self._era_mode = era
+        self.probe_timeout = probe_timeout
+        self.outcome: m.Modern | m.Legacy | None = None
+        self._era_lock = trio.Lock()
+        self._inputs = {}
         self.process = process
         self.timeout = timeout
         self._receive = receive
@@ -156,6 +168,8 @@ class Client(StreamCalls[_Channel]):
                     while (event := self.conn.next_event()) is not m.NEED_DATA:
                         if isinstance(event, m.ConnectionClosed):
                             return
+                        if await self._answered(event):  # a legacy server's request
+                            continue
                         owner = owner_of(event)
                         channel = self._waiters.get(owner) if owner is not None else None
                         if channel is not None:
