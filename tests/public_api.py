@@ -527,6 +527,7 @@ PINNED = {
         "probe_outcome",
         "read_timeout",
         "server_log",
+        "stdio_probe",
         "unknown_tool",
         "write_timed_out",
     ),

@@ -53,6 +53,7 @@ from ._client import (
     outcome_of,
     owner_of,
     probe_outcome,
+    stdio_probe,
 )
 from ._fanout import (
     FANOUT_QUEUE,
@@ -164,6 +165,7 @@ __all__ = [
     "build_request",
     "era_failure",
     "legacy_input",
+    "stdio_probe",
     "outcome_of",
     "owner_of",
     "ProbeOutcome",

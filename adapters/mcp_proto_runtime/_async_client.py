@@ -15,7 +15,6 @@ from mcp_proto import (
     AnsweredRequest,
     Cancelled,
     ClientEvent,
-    EraProbe,
     ErrorResponse,
     InvalidMessage,
     Legacy,
@@ -41,6 +40,7 @@ from ._client import (
     legacy_input,
     outcome_of,
     probe_outcome,
+    stdio_probe,
 )
 
 __all__ = ["AsyncCalls", "StreamCalls", "Subscription"]
@@ -254,13 +254,7 @@ class StreamCalls(AsyncCalls, Generic[Source]):
             if self._era_mode == "modern":
                 self.outcome = Modern(version=self.conn.protocol_version)
                 return
-            probe = EraProbe(
-                transport="stdio",
-                next_id=self.conn.next_id,
-                capabilities=self.conn.capabilities,
-                client_info=self.conn.client_info,
-                versions=() if self._era_mode == "legacy" else (self.conn.protocol_version,),
-            )
+            probe = stdio_probe(self.conn, self._era_mode)
             step = probe.start()
             try:
                 async with self._time_limit(limit):

@@ -22,6 +22,7 @@ from mcp_proto import (
     ClientConnection,
     ConnectionClosed,
     EraOutcome,
+    EraProbe,
     ErrorResponse,
     Incompatible,
     InputRequired,
@@ -64,6 +65,7 @@ __all__ = [
     "era_failure",
     "http_failure",
     "legacy_input",
+    "stdio_probe",
     "legacy_answer",
     "outcome_of",
     "owner_of",
@@ -204,6 +206,18 @@ def legacy_input(
         error = t.Error(code=INTERNAL_ERROR, message=f"the input handler gave no {key!r} answer")
         return ErrorResponse(id=event.id, error=error)
     return event.answer(answers[key])
+
+
+def stdio_probe(conn: ClientConnection, era: str) -> EraProbe:
+    """The era probe a stdio client runs before its first call (``era``: ``"auto"``, or
+    ``"legacy"`` for ``initialize`` at once), with ``conn``'s ids, capabilities and info."""
+    return EraProbe(
+        transport="stdio",
+        next_id=conn.next_id,
+        capabilities=conn.capabilities,
+        client_info=conn.client_info,
+        versions=() if era == "legacy" else (conn.protocol_version,),
+    )
 
 
 def era_failure(outcome: EraOutcome) -> ConnectionError | None:

@@ -19,7 +19,7 @@ from typing import IO, Any, Literal
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto_runtime import era_failure, legacy_input, owner_of
+from mcp_proto_runtime import era_failure, legacy_input, owner_of, stdio_probe
 
 from ._calls import ProgressHandler, _Calls
 from ._http_client import HTTPClientSession
@@ -148,13 +148,7 @@ class Client(_Calls):
         if self._era == "modern":
             self.outcome = m.Modern(version=self.conn.protocol_version)
             return
-        probe = m.EraProbe(
-            transport="stdio",
-            next_id=self.conn.next_id,
-            capabilities=self.conn.capabilities,
-            client_info=self.conn.client_info,
-            versions=() if self._era == "legacy" else (self.conn.protocol_version,),
-        )
+        probe = stdio_probe(self.conn, self._era)
         step = probe.start()
         assert step is not None  # (only over HTTP is there no probe of its own)
         while isinstance(step, m.Request):
