@@ -259,7 +259,7 @@ def test_client_call_cancelled_mid_write_still_writes_the_whole_message() -> Non
 
     async def main() -> None:
         ours, theirs = trio.testing.lockstep_stream_pair()
-        client = Client(ours, ours, timeout=30.0)
+        client = Client(ours, ours, timeout=30.0, era="modern")  # no era probe: raw peer
         reader = Reader(theirs)
         got: list[dict[str, Any]] = []
 

@@ -11,17 +11,14 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any, Generic, Protocol, TypeVar
 
 from mcp_proto import (
-    INTERNAL_ERROR,
     AnsweredRequest,
     Cancelled,
     ClientEvent,
-    ErrorResponse,
     InvalidMessage,
     Legacy,
     Modern,
     Notification,
     Request,
-    Result,
     ServerRequest,
     SubscriptionAcknowledged,
     SubscriptionEnded,
@@ -275,16 +272,10 @@ class StreamCalls(AsyncCalls, Generic[Source]):
     async def _answered(self, event: ClientEvent) -> bool:
         """For the reader: a legacy server's request (or its ``ping``, or one refused),
         answered at once; True when ``event`` was one.  A request goes to the input
-        handler of the last call in flight that has one (a stdio server names no call);
-        a handler that raises gets the server an error instead."""
+        handler of the last call in flight that has one (a stdio server names no call)."""
         if isinstance(event, ServerRequest):
             call, handler = next(reversed(self._inputs.values()), (None, None))
-            reply: Result | ErrorResponse
-            try:
-                reply = legacy_input(event, call.request if call else None, handler)
-            except Exception as e:  # (the call goes on; the server learns its request failed)
-                error = t.Error(code=INTERNAL_ERROR, message=f"the input handler failed: {e}")
-                reply = ErrorResponse(id=event.id, error=error)
+            reply = legacy_input(event, call.request if call else None, handler)
             await self._write(self.conn.send(reply))
             return True
         if isinstance(event, AnsweredRequest | InvalidMessage) and self.conn.legacy is not None:

@@ -188,8 +188,8 @@ def legacy_input(
     """The answer to a legacy server's request (issue 16), asked of ``on_input`` as the
     MRTR round it stands for: one ``InputRequired`` for ``call`` (the call it came with,
     or during), its one input request keyed by the server's id.  So one callback answers
-    both eras.  No handler (or no call): a JSON-RPC error the server gets instead.
-    ``on_input`` raising propagates (the caller cancels its call, as for MRTR).
+    both eras.  No handler (or no call), no answer for the key, or a handler that raised:
+    a JSON-RPC error the server gets instead (its request failed; the call goes on).
     """
     if on_input is None or call is None:
         error = t.Error(code=INTERNAL_ERROR, message=f"no input handler for {event.method}")
@@ -201,7 +201,11 @@ def legacy_input(
         request=call,
         round=1,
     )
-    answers = on_input(asked)
+    try:
+        answers = on_input(asked)
+    except Exception as e:
+        error = t.Error(code=INTERNAL_ERROR, message=f"the input handler failed: {e}")
+        return ErrorResponse(id=event.id, error=error)
     if key not in answers:
         error = t.Error(code=INTERNAL_ERROR, message=f"the input handler gave no {key!r} answer")
         return ErrorResponse(id=event.id, error=error)

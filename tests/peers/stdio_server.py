@@ -6,7 +6,9 @@ MODE: ``normal`` (default); ``junk`` (prints a non-MCP line to stdout first); ``
 (ends every line with CRLF); ``crash`` (exits mid-response to ``tools/call``);
 ``silent`` (reads but never answers); ``legacy`` (an ``initialize``-era server before
 ``initialize``: every request gets ``-32601``, as ``server/discover`` does from one);
-``stubborn`` (ignores the end of stdin and
+``legacy-asks`` (a scripted ``initialize``-era server: it answers ``initialize``, and during
+``tools/call`` asks the client a ``ping``, an unknown method and an ``elicitation/create``,
+then answers the call with what came back); ``stubborn`` (ignores the end of stdin and
 SIGTERM, so only SIGKILL ends it).
 
 Tools: ``echo`` (text, with progress), ``sleep`` (seconds; notes cancellation on
@@ -60,6 +62,49 @@ def call_tool(ctx: Context, params: t.CallToolRequestParams) -> Any:
     raise McpError(-32602, f"Unknown tool: {params.name}")
 
 
+def legacy_asks(out: Any) -> None:
+    """The ``legacy-asks`` mode: plain JSON lines, no library."""
+
+    def send(message: dict[str, Any]) -> None:
+        out.write(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
+        out.flush()
+
+    lines = iter(sys.stdin.buffer)
+    for line in lines:
+        message = json.loads(line)
+        method, id = message.get("method"), message.get("id")
+        if id is None or method is None:
+            continue  # notifications (initialized, cancelled), stray answers
+        if method == "initialize":
+            info = {"name": "legacy-asks", "version": "1"}
+            send(
+                {
+                    "id": id,
+                    "result": {
+                        "protocolVersion": "2025-11-25",
+                        "capabilities": {"tools": {}},
+                        "serverInfo": info,
+                    },
+                }
+            )
+        elif method == "tools/call":
+            form = {"message": "name?", "requestedSchema": {"type": "object"}}
+            send({"id": "p1", "method": "ping"})
+            send({"id": "x1", "method": "no/such"})
+            send({"id": "e1", "method": "elicitation/create", "params": form})
+            answers: dict[str, Any] = {}
+            while len(answers) < 3:
+                got = json.loads(next(lines))
+                if "method" not in got and got.get("id") in ("p1", "x1", "e1"):
+                    answers[got["id"]] = got
+            seen = {k: "result" if "result" in v else "error" for k, v in sorted(answers.items())}
+            content = answers["e1"].get("result", {}).get("content")
+            text = json.dumps({"answers": seen, "content": content}, sort_keys=True)
+            send({"id": id, "result": {"content": [{"type": "text", "text": text}]}})
+        else:
+            send({"id": id, "error": {"code": -32601, "message": f"Method not found: {method}"}})
+
+
 def main(mode: str) -> None:
     caps = t.ServerCapabilities(tools=t.ServerCapabilitiesTools(list_changed=True), logging={})
     grace = float(os.environ.get("PEER_SHUTDOWN_GRACE", "5"))
@@ -84,6 +129,9 @@ def main(mode: str) -> None:
                 reply = {"jsonrpc": "2.0", "id": message["id"], "error": error}
                 out.write(json.dumps(reply).encode() + b"\n")
                 out.flush()
+        return
+    if mode == "legacy-asks":
+        legacy_asks(out)
         return
     if mode == "stubborn":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
