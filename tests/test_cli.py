@@ -39,7 +39,8 @@ def test_probe_modern_and_legacy(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "era: modern" in out and "echo-server 1.0.0" in out and "tools" in out
     assert main(["probe", "--stdio", SILENT, "--timeout", "0.5"]) == 1  # STDIO-19: no answer
-    assert "era: legacy" in capsys.readouterr().out
+    out = capsys.readouterr().out  # silent to the probe, then to initialize: nobody to talk to
+    assert "era: none" in out and "did not answer initialize" in out
 
 
 def test_unreachable_server(capsys: pytest.CaptureFixture[str]) -> None:
@@ -96,3 +97,14 @@ def test_bad_json_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["call", "--stdio", ECHO, "tools/call", "{not json"]) == 2
     assert "not valid" in capsys.readouterr().err
     assert main(["call", "--stdio", ECHO, "tools/call", "{}", "--input-responses", "["]) == 2
+
+
+def test_probe_reports_a_legacy_servers_era_and_version(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 16: a legacy server is reported, not failed."""
+    peer = f"{sys.executable} {Path(__file__).parent / 'peers' / 'stdio_server.py'} legacy-asks"
+    assert main(["probe", "--stdio", peer]) == 0
+    out = capsys.readouterr().out
+    assert "era: legacy, version 2025-11-25" in out and "server: legacy-asks 1" in out
+    assert "capabilities: tools" in out

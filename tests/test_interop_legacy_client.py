@@ -156,3 +156,20 @@ def test_ver13_a_dual_era_server_is_found_modern_and_never_initialized(adapter: 
 def test_an_era_outside_the_three_is_refused(module: Any) -> None:
     with pytest.raises(ValueError, match="era"):
         module.Client(None, None, era="ancient")
+
+
+def test_the_cli_probes_and_calls_a_legacy_server(
+    legacy_server: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``mcp-proto probe`` and ``call`` work against a legacy server unchanged (issue 16)."""
+    import shlex
+
+    from mcp_proto_cli import main
+
+    command = shlex.join(legacy_server)
+    assert main(["probe", "--stdio", command]) == 0
+    out = capsys.readouterr().out
+    assert "era: legacy, version 2025-11-25" in out and "legacy-sdk-peer" in out
+    params = '{"name": "echo", "arguments": {"text": "from the CLI"}}'
+    assert main(["call", "--stdio", command, "tools/call", params]) == 0
+    assert "from the CLI" in capsys.readouterr().out

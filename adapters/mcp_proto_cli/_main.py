@@ -7,7 +7,9 @@
 * ``call --stdio CMD | --http URL METHOD [PARAMS]``: one request, the result printed as
   JSON; ``input_required`` rounds answered from ``--input-responses`` JSON, or asked at
   the terminal (form elicitations); progress shown on stderr when it is a terminal;
-* ``probe --stdio CMD | --http URL``: ``server/discover``, the era and a capability summary.
+* ``probe --stdio CMD | --http URL``: the server's era (over stdio as a dual-era client
+  finds it: ``server/discover``, then ``initialize`` for a legacy server), its version and
+  a capability summary.
 
 Exit codes: 0 done, 1 the server answered with an error or broke the protocol, 2 usage,
 3 the server could not be reached or did not answer in time.
@@ -112,8 +114,39 @@ def call(args: argparse.Namespace) -> int:
     return 0
 
 
+def _probe_stdio(client: Any, timeout: float) -> int:
+    """The era as a dual-era client finds it (issue 16): modern or legacy, and the facts."""
+    client.probe_timeout = timeout
+    try:
+        found = client.connect(timeout=2 * timeout + 1)  # the probe, then maybe initialize
+    except (ConnectionError, TimeoutError) as e:
+        print(f"era: none ({e})")
+        return 1
+    if isinstance(found, mcp_proto.Legacy):
+        print(f"era: legacy, version {found.version}")
+        info, caps = found.server_info, mcp_proto.unstructure(found.capabilities)
+        instructions = found.instructions
+    else:
+        supported = found.discover.supported_versions if found.discover is not None else []
+        print(f"era: modern, versions {', '.join(supported)}; using {found.version}")
+        if found.discover is None:
+            return 0
+        meta = found.discover.meta
+        info = meta.server_info if meta is not None else None
+        caps = mcp_proto.unstructure(found.discover.capabilities)
+        instructions = found.discover.instructions
+    if info is not None:
+        print(f"server: {info.name} {info.version}")
+    print(f"capabilities: {', '.join(sorted(caps)) or 'none'}")
+    if instructions:
+        print(f"instructions: {instructions}")
+    return 0
+
+
 def probe(args: argparse.Namespace) -> int:
     with _client(args) as client:
+        if not args.http:
+            return _probe_stdio(client, args.timeout)
         outcome = client.probe(timeout=args.timeout)
         if outcome.era == "legacy":
             print("era: legacy (no server/discover; this client speaks 2026-07-28 only)")
