@@ -173,3 +173,69 @@ def test_the_cli_probes_and_calls_a_legacy_server(
     params = '{"name": "echo", "arguments": {"text": "from the CLI"}}'
     assert main(["call", "--stdio", command, "tools/call", params]) == 0
     assert "from the CLI" in capsys.readouterr().out
+
+
+# -- over Streamable HTTP (the blocking client) ---------------------------------
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def serving(command: list[str], port: int) -> subprocess.Popen[bytes]:
+    from ._http_helpers import wait_for_port
+
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for_port(port, alive=lambda: server.poll() is None)
+    return server
+
+
+def name_answer(event: m.InputRequired) -> dict[str, Any]:
+    return {k: t.ElicitResult(action="accept", content={"name": "Ada"})
+            for k in event.input_requests}  # fmt: skip
+
+
+def test_leg10_the_http_client_opens_a_legacy_session_on_our_server() -> None:
+    """era="legacy" against our dual-era server: initialize, the session id on every
+    request, the server's elicitation answered by a POST, a stream closed mid-call
+    resumed with Last-Event-ID, and DELETE at close."""
+    port = free_port()
+    server = serving([sys.executable, "-m", "mcp_proto_cli", "serve-example", "--http",
+                      f"127.0.0.1:{port}", "--adapter", "sync"], port)  # fmt: skip
+    try:
+        url = f"http://127.0.0.1:{port}/mcp"
+        with mcp_proto_sync.Client.http(url, era="legacy", capabilities=CAPS, timeout=20) as c:
+            assert c.era == "legacy" and c.http.session_id is not None
+            assert c.call_tool("test_simple_text").content
+            asked = c.call_tool("test_input_required_result_elicitation", on_input=name_answer)
+            assert asked.content[0].text == "Hello, Ada!"  # asked on the stream, answered
+            resumed = c.call_tool("test_reconnection")  # closed mid-call: resumed
+            assert resumed.content[0].text == "Answered on the resumed stream"
+        assert c.http.session_id is None  # DELETEd
+        with mcp_proto_sync.Client.http(url, era="auto", timeout=20) as modern:
+            assert modern.era == "modern" and modern.http.session_id is None  # probed
+    finally:
+        server.kill()
+        server.wait(10)
+
+
+def test_leg21_the_http_client_finds_a_legacy_sdk_server(legacy_server: list[str]) -> None:
+    port = free_port()
+    server = serving([*legacy_server, "--http", str(port)], port)
+    try:
+        url = f"http://127.0.0.1:{port}/mcp"
+        with mcp_proto_sync.Client.http(url, era="auto", capabilities=CAPS, timeout=20) as client:
+            assert client.era == "legacy" and client.protocol_version == "2025-11-25"
+            seen: list[float] = []
+            echoed = client.call_tool("echo", {"text": "hi"},
+                                      on_progress=lambda p: seen.append(p.progress))  # fmt: skip
+            assert echoed.content[0].text == "hi" and seen == [1]
+            asked = client.call_tool("ask", on_input=answer)
+            assert asked.content[0].text == "hello Ada"
+    finally:
+        server.kill()
+        server.wait(10)

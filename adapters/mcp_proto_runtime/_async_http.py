@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Protocol, Self
 from mcp_proto import (
     NEED_DATA,
     LocalProtocolError,
+    Modern,
     Notification,
     SubscriptionAcknowledged,
     SubscriptionEnded,
@@ -269,6 +270,22 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
         link = self._listens.pop(id, None)
         if link is not None:
             self._release(link)  # still streaming: closed, which cancels it (SUB-11)
+
+    # -- the era ------------------------------------------------------------
+
+    @property
+    def era(self) -> str:
+        """``"modern"``: over HTTP the async clients speak 2026-07-28 only, so far (the
+        blocking client's ``era=`` is the dual-era one; issue 16)."""
+        return "modern"
+
+    @property
+    def protocol_version(self) -> str:
+        return str(self.conn.protocol_version)
+
+    async def connect(self, timeout: float | None = None) -> Modern:
+        """As the other clients' ``connect``; here nothing to find: :class:`Modern`."""
+        return Modern(version=self.conn.protocol_version)
 
     # -- lifetime -----------------------------------------------------------
 

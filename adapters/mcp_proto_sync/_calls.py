@@ -23,6 +23,7 @@ from mcp_proto_runtime import (
     ProbeOutcome,
     ProgressHandler,
     build_request,
+    legacy_input,
     outcome_of,
     probe_outcome,
 )
@@ -45,9 +46,55 @@ class _Calls:
     #: the call being made, while one is (a legacy server's requests are answered for it)
     _calling: Call | None = None
 
+    #: what the era probe found (``None`` until the first request; issue 16)
+    outcome: m.Modern | m.Legacy | None = None
+
+    _era: str = "modern"  #: ``"auto"``, ``"modern"`` or ``"legacy"``
+
     def _ensure_era(self, deadline: float | None = None) -> None:
-        """Find the server's era before the first request, where the transport does;
-        ``TimeoutError`` when ``deadline`` (the first call's) passes first."""
+        """Find the server's era before the first request (``era="modern"``: nothing to
+        find); ``TimeoutError`` when ``deadline`` (the first call's) passes first."""
+        if self.outcome is not None:
+            return
+        if self._era == "modern":
+            self.outcome = m.Modern(version=self.conn.protocol_version)
+            return
+        self.outcome = self._find_era(deadline)
+
+    def _find_era(self, deadline: float | None) -> m.Modern | m.Legacy:
+        """The transport's probe (see :class:`mcp_proto.EraProbe`)."""
+        raise NotImplementedError
+
+    @property
+    def era(self) -> str:
+        """``"modern"`` or ``"legacy"``: the server's era, found now if need be."""
+        self._ensure_era()
+        return "legacy" if isinstance(self.outcome, m.Legacy) else "modern"
+
+    @property
+    def protocol_version(self) -> str:
+        """The version this client speaks with the server, found now if need be."""
+        self._ensure_era()
+        return self.outcome.version if self.outcome is not None else self.conn.protocol_version
+
+    def connect(self, timeout: float | None = None) -> m.Modern | m.Legacy:
+        """Find the server's era now (the first call does it otherwise): the outcome."""
+        limit = self.timeout if timeout is None else timeout
+        self._ensure_era(None if limit is None else time.monotonic() + limit)
+        assert self.outcome is not None
+        return self.outcome
+
+    def _reply_to(self, event: Any) -> m.Event | None:
+        """What answers a legacy server's request (with the current call's ``on_input``),
+        its ``ping`` or a refusal of one; ``None`` for any other event (a ``Cancelled`` of
+        the server's is answered by nothing)."""
+        if isinstance(event, m.ServerRequest):
+            call = self._calling
+            request = call.request if call is not None else None
+            return legacy_input(event, request, call.on_input if call is not None else None)
+        if isinstance(event, m.AnsweredRequest | m.InvalidMessage) and self.conn.legacy:
+            return event
+        return None
 
     def _send(self, request: m.Request) -> None:
         raise NotImplementedError

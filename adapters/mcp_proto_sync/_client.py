@@ -19,7 +19,7 @@ from typing import IO, Any, Literal
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto_runtime import era_failure, legacy_input, owner_of, stdio_probe
+from mcp_proto_runtime import era_failure, owner_of, stdio_probe
 
 from ._calls import ProgressHandler, _Calls
 from ._http_client import HTTPClientSession
@@ -123,31 +123,7 @@ class Client(_Calls):
 
     # -- the era (issue 16) ---------------------------------------------------
 
-    @property
-    def era(self) -> str:
-        """``"modern"`` or ``"legacy"``: the server's era, found now if need be."""
-        self._ensure_era()
-        return "legacy" if isinstance(self.outcome, m.Legacy) else "modern"
-
-    @property
-    def protocol_version(self) -> str:
-        """The version this client speaks with the server, found now if need be."""
-        self._ensure_era()
-        return self.outcome.version if self.outcome is not None else self.conn.protocol_version
-
-    def connect(self, timeout: float | None = None) -> m.Modern | m.Legacy:
-        """Find the server's era now (the first call does it otherwise): the outcome."""
-        limit = self.timeout if timeout is None else timeout
-        self._ensure_era(None if limit is None else time.monotonic() + limit)
-        assert self.outcome is not None
-        return self.outcome
-
-    def _ensure_era(self, deadline: float | None = None) -> None:
-        if self.outcome is not None:
-            return
-        if self._era == "modern":
-            self.outcome = m.Modern(version=self.conn.protocol_version)
-            return
+    def _find_era(self, deadline: float | None) -> m.Modern | m.Legacy:
         probe = stdio_probe(self.conn, self._era)
         step = probe.start()
         assert step is not None  # (only over HTTP is there no probe of its own)
@@ -171,7 +147,7 @@ class Client(_Calls):
         assert isinstance(step, m.Modern | m.Legacy)
         if isinstance(step, m.Legacy):
             self._write(self.conn.send(step.initialized))  # LEG-03: before anything else
-        self.outcome = step
+        return step
 
     # -- I/O ----------------------------------------------------------------
 
@@ -224,16 +200,10 @@ class Client(_Calls):
 
     def _answered(self, event: m.ClientEvent) -> bool:
         """A legacy server's request (or its ``ping``, or one refused): answered at once."""
-        if isinstance(event, m.ServerRequest):
-            call = self._calling
-            request = call.request if call is not None else None
-            handler = call.on_input if call is not None else None
-            self._write(self.conn.send(legacy_input(event, request, handler)))
-            return True
-        if isinstance(event, m.AnsweredRequest | m.InvalidMessage) and self.conn.legacy:
-            self._write(self.conn.send(event))
-            return True
-        return isinstance(event, m.Cancelled)  # the server gave up its request: no answer
+        reply = self._reply_to(event)
+        if reply is not None:
+            self._write(self.conn.send(reply))
+        return reply is not None or isinstance(event, m.Cancelled)
 
     def _end_listen(self, id: t.RequestId) -> None:
         self._listens.pop(id, None)

@@ -9,15 +9,29 @@ its connection (HTTP-SSE-5).  One call at a time, like the stdio client.
 
 from __future__ import annotations
 
+import contextlib
 import select
 import socket
 import time
-from typing import Any
+from typing import Any, Literal
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto.http import HTTPClientConnection, ToolRejected
-from mcp_proto_runtime import HTTPClientSettings, client_log, http_failure, legacy_answer
+from mcp_proto.http import (
+    HTTPClient,
+    HTTPClientConnection,
+    HTTPPost,
+    SessionExpired,
+    StreamInterrupted,
+    ToolRejected,
+)
+from mcp_proto_runtime import (
+    HTTPClientSettings,
+    client_log,
+    era_failure,
+    http_failure,
+    legacy_answer,
+)
 
 from ._calls import ProgressHandler, _Calls
 
@@ -55,13 +69,113 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
     are invalid are left out of ``tools/list`` results and listed in
     :attr:`rejected_tools` (HTTP-27).  ``headers`` go on every POST
     (``Authorization``...); at most ``pool_size`` idle connections are kept.
+
+    ``era`` (issue 16): ``"modern"`` (the default over HTTP, for now), or as the stdio
+    client's: ``"auto"`` sends a modern ``server/discover`` first and, on a ``4xx``
+    with no modern error in its body (HTTP-42), opens a 2025-11-25 session
+    (``initialize``; the session id and version on every later request);
+    ``"legacy"`` opens one at once.  In a session, the server's requests on a call's
+    stream are answered by POSTs (with the call's ``on_input``), a stream the server
+    closes mid-call is resumed with ``Last-Event-ID`` after its ``retry``, and
+    :meth:`close` ends the session (``DELETE``).  A ``404`` in a session fails the call
+    with ``ConnectionError``; the next call opens a new session.
     """
 
-    def __init__(self, url: str, **options: Any) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        era: Literal["auto", "modern", "legacy"] = "modern",
+        probe_timeout: float = 10.0,
+        **options: Any,
+    ) -> None:
+        if era not in ("auto", "modern", "legacy"):
+            raise ValueError(f"era is 'auto', 'modern' or 'legacy', not {era!r}")
         super().__init__(url, **options)
+        self._options = options
         self._idle: list[_Link] = []
         self._active: dict[t.RequestId, _Link] = {}
         self._host = self.endpoint.authority
+        self._era = era
+        self.probe_timeout = probe_timeout
+        #: what the era probe found (``None`` until the first request)
+        self.outcome: m.Modern | m.Legacy | None = None
+
+    # -- the era (issue 16) ---------------------------------------------------
+
+    def _find_era(self, deadline: float | None) -> m.Modern | m.Legacy:
+        probe = m.EraProbe(
+            transport="http",
+            next_id=self.conn.next_id,
+            capabilities=self.conn.capabilities,
+            client_info=self.conn.client_info,
+            versions=() if self._era == "legacy" else (self.conn.protocol_version,),
+        )
+        step: Any = probe.start()
+        if step is None:  # a modern request first: server/discover (HTTP-42)
+            request = self.conn.discover_request()
+            self._send(request)
+            event = self._probe_end(request.id, self._wait(deadline))
+            if event is None:
+                self._cancel(request.id, "no answer in time")
+                raise TimeoutError("the server did not answer server/discover in time")
+            step = probe.not_modern() if legacy_answer(event) else probe.received(event)
+        while isinstance(step, m.Request):  # initialize
+            self._send(step)
+            event = self._await_end(step.id, self._wait(deadline), None)
+            if event is None:
+                self._cancel(step.id, "no answer in time")
+            step = probe.timed_out() if event is None else probe.received(event)
+        failure = era_failure(step)
+        if failure is not None:
+            raise failure
+        assert isinstance(step, m.Modern | m.Legacy)
+        if isinstance(step, m.Legacy):
+            self._post_aside(self.http.answer(step.initialized))  # LEG-03: before anything
+        return step
+
+    def _wait(self, deadline: float | None) -> float:
+        wait = time.monotonic() + self.probe_timeout
+        return wait if deadline is None else min(wait, deadline)
+
+    def _post_aside(self, post: HTTPPost | None) -> None:
+        """POST what is not a call (an answer to the server, a notification) on a free
+        connection, and read its response (``202``) through."""
+        if post is None:
+            return
+        link = self._take()
+        sock, hconn = link
+        deadline = time.monotonic() + (self.timeout or 60.0)
+        try:
+            sock.settimeout(self.timeout)
+            sock.sendall(hconn.send_post(post))
+            while hconn.busy:  # read the response through (its events are not a call's)
+                event = hconn.next_event()
+                if isinstance(event, m.ConnectionClosed):
+                    break
+                if event is not m.NEED_DATA or not hconn.busy:
+                    continue
+                sock.settimeout(max(0.001, deadline - time.monotonic()))
+                hconn.receive_data(sock.recv(_CHUNK))
+        except (OSError, m.LocalProtocolError):
+            sock.close()
+            return
+        if link[1].busy or len(self._idle) >= self.pool_size:
+            link[0].close()
+        else:
+            self._idle.append(link)
+
+    def _session_ended(self) -> ConnectionError:
+        """A ``404`` in the legacy session: start afresh at the next call (LEG-16)."""
+        self.conn = m.ClientConnection(capabilities=self.conn.capabilities)
+        self.http = HTTPClient(
+            self.conn, target=self.endpoint.target, headers=self.http.headers,
+            max_message_size=self.http.max_message_size,
+        )  # fmt: skip
+        self.outcome = None
+        return ConnectionError(
+            "the server ended the legacy session (404); the next call opens one"
+        )
 
     def _open(self) -> _Link:
         sock = socket.create_connection(self.address, timeout=self.timeout)
@@ -124,6 +238,14 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
                 if event.method == "notifications/progress" and on_progress is not None:
                     on_progress(event.params)
                 continue
+            if self._answered(event):  # a legacy server's request on the call's stream
+                continue
+            if isinstance(event, StreamInterrupted):  # LEG-12: resume it after its retry
+                link = self._resume(id, event, deadline)
+                continue
+            if isinstance(event, SessionExpired):
+                self._active.pop(id, None)
+                raise self._session_ended()
             if legacy and legacy_answer(event):
                 self._cancel(id, "ended")  # the answer of a legacy server: the probe is over
                 return event
@@ -132,6 +254,30 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
                 if not isinstance(event, m.SubscriptionAcknowledged):
                     self._retire(id)  # a listen keeps its connection for its stream
                 return event
+
+    def _answered(self, event: Any) -> bool:
+        """A legacy server's request (or ``ping``, or one refused): answered by a POST."""
+        reply = self._reply_to(event)
+        if reply is not None:
+            self._post_aside(self.http.answer(reply))
+        return reply is not None or isinstance(event, m.Cancelled)
+
+    def _resume(self, id: t.RequestId, event: StreamInterrupted, deadline: float | None) -> _Link:
+        """The GET that resumes request ``id``'s stream, after the server's ``retry``."""
+        old = self._active.pop(id)
+        if old[1].busy or len(self._idle) >= self.pool_size:
+            old[0].close()
+        else:
+            self._idle.append(old)
+        pause = (event.retry_ms or 1000) / 1000
+        if deadline is not None:
+            pause = max(0.0, min(pause, deadline - time.monotonic()))
+        time.sleep(pause)
+        link = self._take()
+        link[0].settimeout(self.timeout)
+        link[0].sendall(link[1].send_post(self.http.resume(event)))
+        self._active[id] = link
+        return link
 
     def _listen_event(self, id: t.RequestId, deadline: float | None) -> Any:
         link = self._active.get(id)
@@ -164,6 +310,10 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
         return self._await_end(id, deadline, None, legacy=True)
 
     def close(self) -> None:
+        """Close the connections; a legacy session is ended first (``DELETE``, LEG-16)."""
+        if self.conn.legacy is not None:
+            with contextlib.suppress(OSError, m.LocalProtocolError):  # best effort: going away
+                self._post_aside(self.http.end_session())
         for sock, _ in [*self._idle, *self._active.values()]:
             sock.close()
         self._idle.clear()

@@ -58,6 +58,25 @@ class HTTPClientConnection:
 
     def send(self, event: Request | Notification, **kwargs: Any) -> bytes:
         """The bytes of the POST carrying ``event`` (see :meth:`HTTPClient.send`)."""
+        self._check_free()
+        return self.send_post(self.client.send(event, **kwargs))
+
+    def send_post(self, post: HTTPPost) -> bytes:
+        """The bytes of ``post``, an HTTP request the client built: a legacy session's
+        answer (:meth:`HTTPClient.answer`), its ``GET`` stream or resume, its ``DELETE``."""
+        self._check_free()
+        headers = [("host", self.host), *post.headers]
+        if post.method != "GET":
+            headers.append(("content-length", str(len(post.body))))
+        request = h11.Request(method=post.method, target=post.target, headers=headers)
+        data = self._h11.send(request) or b""
+        if post.body:
+            data += self._h11.send(h11.Data(data=post.body)) or b""
+        data += self._h11.send(h11.EndOfMessage()) or b""
+        self._post = post
+        return data
+
+    def _check_free(self) -> None:
         if self._closed:
             raise LocalProtocolError("the connection is closed")
         if self._post is not None:
@@ -68,13 +87,6 @@ class HTTPClientConnection:
             self._h11.start_next_cycle()
         elif self._h11.our_state is not h11.IDLE:  # "Connection: close" or HTTP/1.0 answered
             raise LocalProtocolError("the server closes this connection: use another")
-        post = self.client.send(event, **kwargs)
-        headers = [("host", self.host), *post.headers, ("content-length", str(len(post.body)))]
-        data = self._h11.send(h11.Request(method="POST", target=post.target, headers=headers))
-        data = (data or b"") + (self._h11.send(h11.Data(data=post.body)) or b"")
-        data += self._h11.send(h11.EndOfMessage()) or b""
-        self._post = post
-        return data
 
     def receive_data(self, data: bytes) -> None:
         """Bytes from the server; ``b""`` when it closed."""

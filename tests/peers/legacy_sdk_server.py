@@ -1,6 +1,7 @@
 """A legacy (``initialize``-era) stdio server: the official Python SDK's last 1.x line.
 
     uv run --isolated --no-project --with mcp==1.30.0 python tests/peers/legacy_sdk_server.py
+    ... python tests/peers/legacy_sdk_server.py --http PORT     (Streamable HTTP, /mcp)
 
 It runs in its own environment (``tests/test_interop_legacy_client.py`` makes it), so it
 imports nothing of this project.  Tools: ``echo`` (text, with progress and an info log),
@@ -45,4 +46,10 @@ async def roots(ctx: Context) -> str:
 
 
 if __name__ == "__main__":
-    app.run("stdio")
+    import sys
+
+    if len(sys.argv) > 2 and sys.argv[1] == "--http":  # --http PORT: Streamable HTTP
+        app.settings.host, app.settings.port = "127.0.0.1", int(sys.argv[2])
+        app.run("streamable-http")
+    else:
+        app.run("stdio")
