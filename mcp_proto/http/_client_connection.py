@@ -58,13 +58,16 @@ class HTTPClientConnection:
 
     def send(self, event: Request | Notification, **kwargs: Any) -> bytes:
         """The bytes of the POST carrying ``event`` (see :meth:`HTTPClient.send`)."""
-        self._check_free()
-        return self.send_post(self.client.send(event, **kwargs))
+        self._check_free()  # before the client builds it: building commits the request
+        return self._write(self.client.send(event, **kwargs))
 
     def send_post(self, post: HTTPPost) -> bytes:
         """The bytes of ``post``, an HTTP request the client built: a legacy session's
         answer (:meth:`HTTPClient.answer`), its ``GET`` stream or resume, its ``DELETE``."""
         self._check_free()
+        return self._write(post)
+
+    def _write(self, post: HTTPPost) -> bytes:
         headers = [("host", self.host), *post.headers]
         if post.method != "GET":
             headers.append(("content-length", str(len(post.body))))
