@@ -23,6 +23,7 @@ from mcp_proto import types as t
 from mcp_proto_runtime import (
     StreamCalls,
     Subscription,
+    check_era,
     owner_of,
 )
 
@@ -60,8 +61,7 @@ class Client(StreamCalls[asyncio.Queue[_Routed]]):
         era: Literal["auto", "modern", "legacy"] = "auto",
         probe_timeout: float = 10.0,
     ) -> None:
-        if era not in ("auto", "modern", "legacy"):
-            raise ValueError(f"era is 'auto', 'modern' or 'legacy', not {era!r}")
+        check_era(era)
         if connection is None:
             connection = m.ClientConnection(capabilities=capabilities)
         self.conn = connection

@@ -33,8 +33,8 @@ class _Link:
         self.writer = writer
         self.conn = conn
 
-    async def send(self, request: m.Request) -> None:
-        self.writer.write(self.conn.send(request))
+    async def write(self, data: bytes) -> None:
+        self.writer.write(data)
         await self.writer.drain()
 
     async def next_event(self) -> Any:
@@ -70,3 +70,9 @@ class HTTPClientSession(AsyncHTTPSession):
 
     def _time_limit(self, limit: float | None) -> AbstractAsyncContextManager[Any]:
         return asyncio.timeout(limit)
+
+    async def _sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+    def _new_lock(self) -> asyncio.Lock:
+        return asyncio.Lock()

@@ -8,18 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from mcp_proto import (
-    AnsweredRequest,
     Cancelled,
     ClientEvent,
-    InvalidMessage,
+    EraOutcome,
+    EraProbe,
     Legacy,
     Modern,
     Notification,
     Request,
-    ServerRequest,
     SubscriptionAcknowledged,
     SubscriptionEnded,
 )
@@ -34,10 +33,11 @@ from ._client import (
     ProgressHandler,
     build_request,
     era_failure,
-    legacy_input,
+    era_probe,
+    legacy_answer,
+    legacy_reply,
     outcome_of,
     probe_outcome,
-    stdio_probe,
 )
 
 __all__ = ["AsyncCalls", "StreamCalls", "Subscription"]
@@ -48,10 +48,88 @@ class AsyncCalls:
 
     request: Callable[..., Awaitable[Any]]
     conn: Any  #: the client's ``ClientConnection``
+    timeout: float | None
 
-    async def _round(self, request: Request, limit: float) -> Any:
+    #: ``"auto"``, ``"modern"`` or ``"legacy"`` (issue 16); what the probe found
+    _era_mode: str = "modern"
+    outcome: Modern | Legacy | None = None
+    probe_timeout: float = 10.0
+    #: serializes the probe (the client's lock type: ``asyncio.Lock``, ``trio.Lock``)
+    _era_lock: Any = None
+    #: how the era is probed: over stdio with a ``server/discover`` of its own, over HTTP
+    #: with a modern request whose refusal says "legacy" (HTTP-42)
+    _transport: Literal["stdio", "http"] = "stdio"
+
+    def _time_limit(self, limit: float | None) -> AbstractAsyncContextManager[Any]:
+        """A block that raises ``TimeoutError`` once ``limit`` s pass (``None``: never)."""
+        raise NotImplementedError
+
+    async def _tell(self, event: Notification) -> None:
+        """Send a notification that belongs to no call (``notifications/initialized``)."""
+        raise NotImplementedError
+
+    async def _ensure_era(self, limit: float | None) -> None:
+        """Before the first request: the era probe (:class:`~mcp_proto.EraProbe`) as the
+        transport's page says, each wait ``probe_timeout`` s at most and all of it within
+        ``limit``; ``era="modern"`` finds nothing.  Runs once, whatever the calls waiting."""
+        if self.outcome is not None:
+            return
+        async with self._era_lock:
+            if self.outcome is not None:  # (another call found it meanwhile)
+                return
+            if self._era_mode == "modern":
+                self.outcome = Modern(version=self.conn.protocol_version)
+                return
+            probe = era_probe(self.conn, self._era_mode, self._transport)
+            try:
+                async with self._time_limit(limit):
+                    step = await self._probe_steps(probe)
+            except TimeoutError:
+                raise TimeoutError("the server's era was not found in time") from None
+            failure = era_failure(step)
+            if failure is not None:
+                raise failure
+            assert isinstance(step, Modern | Legacy)
+            if isinstance(step, Legacy):
+                await self._tell(step.initialized)  # LEG-03: before anything else
+            self.outcome = step
+
+    async def _probe_steps(self, probe: EraProbe) -> EraOutcome:
+        step = probe.start()
+        if step is None:  # over HTTP: the modern request first (HTTP-42)
+            event = await self._round(self.conn.discover_request(), self.probe_timeout)
+            if event is None:
+                raise TimeoutError
+            step = probe.not_modern() if legacy_answer(event) else probe.received(event)
+        while isinstance(step, Request):  # server/discover over stdio, then initialize
+            event = await self._round(step, self.probe_timeout, legacy=False)
+            step = probe.timed_out() if event is None else probe.received(event)
+        return step
+
+    @property
+    def era(self) -> str:
+        """``"modern"`` or ``"legacy"``, once found (before the first call: its mode)."""
+        if self.outcome is None:
+            return "legacy" if self._era_mode == "legacy" else "modern"
+        return "legacy" if isinstance(self.outcome, Legacy) else "modern"
+
+    @property
+    def protocol_version(self) -> str:
+        """The version spoken with the server (the connection's until the probe ran)."""
+        outcome = self.outcome
+        return outcome.version if outcome is not None else str(self.conn.protocol_version)
+
+    async def connect(self, timeout: float | None = None) -> Modern | Legacy:
+        """Find the server's era now (the first call does it otherwise): the outcome."""
+        await self._ensure_era(self.timeout if timeout is None else timeout)
+        assert self.outcome is not None
+        return self.outcome
+
+    async def _round(self, request: Request, limit: float, *, legacy: bool = True) -> Any:
         """Send ``request``; the event that ends it, or ``None`` (and it is cancelled) when
-        none comes within ``limit`` s. Progress is dropped; transport failures raise."""
+        none comes within ``limit`` s. Progress is dropped; transport failures raise, but
+        with ``legacy`` an HTTP error status the binding reads as a legacy server's is
+        returned (a stream has no status: there it changes nothing)."""
         raise NotImplementedError
 
     async def probe(self, timeout: float = 5.0) -> ProbeOutcome:
@@ -158,14 +236,8 @@ class StreamCalls(AsyncCalls, Generic[Source]):
 
     timeout: float | None
     _waiters: dict[t.RequestId, Source]
-    #: ``"auto"``, ``"modern"`` or ``"legacy"`` (issue 16); what the probe found
-    _era_mode: str = "modern"
-    outcome: Modern | Legacy | None = None
-    probe_timeout: float = 10.0
-    #: serializes the probe (the client's lock type: ``asyncio.Lock``, ``trio.Lock``)
-    _era_lock: Any = None
     #: the calls in flight with an input handler: a legacy server's requests go to the last
-    _inputs: dict[t.RequestId, tuple[Call, InputHandler]]
+    _inputs: dict[t.RequestId, Call]
 
     def _watch(self, id: t.RequestId) -> Source:
         raise NotImplementedError
@@ -198,7 +270,7 @@ class StreamCalls(AsyncCalls, Generic[Source]):
         source = self._watch(call.request.id)
         first = call.request.id
         if on_input is not None:
-            self._inputs[first] = (call, on_input)
+            self._inputs[first] = call
         try:
             await self._write(self.conn.send(call.request))
             async with self._time_limit(limit):
@@ -221,65 +293,17 @@ class StreamCalls(AsyncCalls, Generic[Source]):
 
     # -- the era (issue 16) --------------------------------------------------
 
-    @property
-    def era(self) -> str:
-        """``"modern"`` or ``"legacy"``, once found (before the first call: its mode)."""
-        if self.outcome is None:
-            return "legacy" if self._era_mode == "legacy" else "modern"
-        return "legacy" if isinstance(self.outcome, Legacy) else "modern"
-
-    @property
-    def protocol_version(self) -> str:
-        """The version spoken with the server (the connection's until the probe ran)."""
-        outcome = self.outcome
-        return outcome.version if outcome is not None else str(self.conn.protocol_version)
-
-    async def connect(self, timeout: float | None = None) -> Modern | Legacy:
-        """Find the server's era now (the first call does it otherwise): the outcome."""
-        await self._ensure_era(self.timeout if timeout is None else timeout)
-        assert self.outcome is not None
-        return self.outcome
-
-    async def _ensure_era(self, limit: float | None) -> None:
-        """Before the first request: the era probe, as the stdio page says (EraProbe),
-        each wait ``probe_timeout`` s at most and all of it within ``limit``."""
-        if self.outcome is not None:
-            return
-        async with self._era_lock:
-            if self.outcome is not None:  # (another call found it meanwhile)
-                return
-            if self._era_mode == "modern":
-                self.outcome = Modern(version=self.conn.protocol_version)
-                return
-            probe = stdio_probe(self.conn, self._era_mode)
-            step = probe.start()
-            try:
-                async with self._time_limit(limit):
-                    while isinstance(step, Request):
-                        event = await self._round(step, self.probe_timeout)
-                        step = probe.timed_out() if event is None else probe.received(event)
-            except TimeoutError:
-                raise TimeoutError("the server's era was not found in time") from None
-            assert step is not None  # (only over HTTP is there no probe of its own)
-            failure = era_failure(step)
-            if failure is not None:
-                raise failure
-            assert isinstance(step, Modern | Legacy)
-            if isinstance(step, Legacy):
-                await self._write(self.conn.send(step.initialized))  # LEG-03: first
-            self.outcome = step
+    async def _tell(self, event: Notification) -> None:
+        await self._write(self.conn.send(event))
 
     async def _answered(self, event: ClientEvent) -> bool:
         """For the reader: a legacy server's request (or its ``ping``, or one refused),
         answered at once; True when ``event`` was one.  A request goes to the input
         handler of the last call in flight that has one (a stdio server names no call)."""
-        if isinstance(event, ServerRequest):
-            call, handler = next(reversed(self._inputs.values()), (None, None))
-            reply = legacy_input(event, call.request if call else None, handler)
+        call = next(reversed(self._inputs.values()), None)
+        reply = legacy_reply(self.conn, event, call)
+        if reply is not None:
             await self._write(self.conn.send(reply))
-            return True
-        if isinstance(event, AnsweredRequest | InvalidMessage) and self.conn.legacy is not None:
-            await self._write(self.conn.send(event))
             return True
         return isinstance(event, Cancelled)  # the server gave up its request: no answer
 
@@ -312,7 +336,7 @@ class StreamCalls(AsyncCalls, Generic[Source]):
             raise ConnectionError("the subscription ended before it was acknowledged")
         return Subscription(self, request.id, first.notifications, source)
 
-    async def _round(self, request: Request, limit: float) -> Any:
+    async def _round(self, request: Request, limit: float, *, legacy: bool = True) -> Any:
         source = self._watch(request.id)
         try:
             await self._write(self.conn.send(request))

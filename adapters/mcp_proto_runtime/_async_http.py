@@ -7,24 +7,41 @@ HTTP/1.1 carries one exchange at a time, so every call in flight and every open
 listen holds a connection of its own, read in the caller's task; finished ones go
 back to a small pool of idle keep-alive connections.  A call that times out or is
 cancelled closes its connection, which is the cancellation (HTTP-12, HTTP-SSE-5).
+
+Dual-era (issue 16): before the first call the era is found as the Streamable HTTP
+page says (a modern ``server/discover`` first; a ``4xx`` without a modern error in its
+body means a legacy server, and ``initialize`` opens a 2025-11-25 session).  In a legacy
+session the server's requests on a call's stream are answered by POSTs of their own, a
+stream the server closes mid-call is resumed with ``Last-Event-ID`` after its ``retry``,
+a ``404`` opens a new session and sends the call again (once), and closing the client
+ends the session (``DELETE``).
 """
 
 from __future__ import annotations
 
-from contextlib import AbstractAsyncContextManager
+from contextlib import AbstractAsyncContextManager, suppress
 from typing import Any, ClassVar, Protocol, Self
 
 from mcp_proto import (
     NEED_DATA,
+    Cancelled,
+    ConnectionClosed,
     LocalProtocolError,
-    Modern,
     Notification,
     SubscriptionAcknowledged,
     SubscriptionEnded,
 )
 from mcp_proto import Request as RequestEvent
 from mcp_proto import types as t
-from mcp_proto.http import HTTPClientConnection, ResponseEvent, ToolRejected, UnexpectedResponse
+from mcp_proto.http import (
+    HTTPClientConnection,
+    HTTPPost,
+    ResponseEvent,
+    SessionExpired,
+    StreamInterrupted,
+    ToolRejected,
+    UnexpectedResponse,
+)
 
 from ._async_client import AsyncCalls, Subscription
 from ._client import (
@@ -37,11 +54,19 @@ from ._client import (
     build_request,
     http_failure,
     legacy_answer,
+    legacy_reply,
     outcome_of,
 )
 from ._log import client_log
 
 __all__ = ["Link", "AsyncHTTPSession"]
+
+#: seconds a closing client waits for its legacy session's ``DELETE`` to be answered
+_GOODBYE = 5.0
+
+
+class _Expired(Exception):
+    """A ``404`` for a call of a legacy session: the server ended it (LEG-16)."""
 
 
 class Link(Protocol):
@@ -49,8 +74,8 @@ class Link(Protocol):
 
     conn: HTTPClientConnection
 
-    async def send(self, request: RequestEvent) -> None:
-        """Write the POST for ``request`` (raises the adapter's ``_GONE`` if the socket is)."""
+    async def write(self, data: bytes) -> None:
+        """Write ``data`` whole (raises the adapter's ``_GONE`` if the socket is gone)."""
 
     async def next_event(self) -> ResponseEvent:
         """The next event of the response being read, reading the socket as needed."""
@@ -74,12 +99,18 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
     :attr:`rejected_tools` (HTTP-27).  ``headers`` go on every POST; at most
     ``pool_size`` idle connections are kept.
 
+    ``era`` is ``"modern"`` (the default, for now), ``"auto"`` (find it: see the module's
+    docstring) or ``"legacy"`` (``initialize`` at once); ``probe_timeout`` bounds each
+    wait of the probe.  :attr:`era`, :attr:`protocol_version` and :attr:`outcome` say
+    what was found; :meth:`connect` finds it before the first call.
+
     A subclass sets :attr:`_GONE` (what its connections raise once the socket is
-    gone) and provides :meth:`_open_link` and :meth:`_time_limit`.  It is an
-    async context manager that closes every connection on exit.
+    gone) and provides :meth:`_open_link`, :meth:`_time_limit`, :meth:`_sleep` and
+    :meth:`_new_lock`.  It is an async context manager that closes every connection on
+    exit (ending a legacy session first).
     """
 
-    #: the exceptions a connection's ``send`` raises when the socket is gone
+    #: the exceptions a connection's ``write`` raises when the socket is gone
     _GONE: ClassVar[tuple[type[BaseException], ...]] = (OSError,)
 
     def __init__(self, url: str, **options: Any) -> None:
@@ -89,6 +120,7 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
         self._open: set[Link] = set()
         self._listens: dict[t.RequestId, Link] = {}
         self._closed = False
+        self._era_lock = self._new_lock()
 
     # -- what the adapter provides ------------------------------------------
 
@@ -98,6 +130,14 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
 
     def _time_limit(self, limit: float | None) -> AbstractAsyncContextManager[Any]:
         """A block that raises ``TimeoutError`` once ``limit`` seconds pass (None: never)."""
+        raise NotImplementedError
+
+    async def _sleep(self, seconds: float) -> None:
+        """Wait ``seconds`` (a legacy server's ``retry`` before a resume)."""
+        raise NotImplementedError
+
+    def _new_lock(self) -> AbstractAsyncContextManager[Any]:
+        """A lock of the adapter's event loop (the era probe runs once)."""
         raise NotImplementedError
 
     # -- connections --------------------------------------------------------
@@ -112,22 +152,26 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
         self._open.add(link)
         return link
 
-    async def _post(self, request: RequestEvent) -> Link:
-        """Send ``request`` on an idle connection, or a new one; return the connection."""
+    async def _post(self, message: RequestEvent | HTTPPost) -> Link:
+        """Send ``message`` (a request, or a POST or GET the binding built) on an idle
+        connection, or a new one; return the connection."""
         while self._idle:
             link = self._idle.pop()
             if link.stale():
                 self._drop(link)  # closed by the server while idle (a keep-alive timeout)
                 continue
             try:
-                return await self._send_on(link, request)
+                return await self._send_on(link, message)
             except (ConnectionError, LocalProtocolError):
                 break  # closed by the server meanwhile ("Connection: close"): once more, afresh
-        return await self._send_on(await self._connect(), request)
+        return await self._send_on(await self._connect(), message)
 
-    async def _send_on(self, link: Link, request: RequestEvent) -> Link:
+    async def _send_on(self, link: Link, message: RequestEvent | HTTPPost) -> Link:
         try:
-            await link.send(request)
+            if isinstance(message, HTTPPost):
+                await link.write(link.conn.send_post(message))
+            else:
+                await link.write(link.conn.send(message))
         except self._GONE as e:
             self._drop(link)  # retires the id, so that it can be sent again
             raise ConnectionError(f"the request could not be sent: {e}") from e
@@ -140,7 +184,12 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
         """A response ended: keep its connection for the next call if it is reusable."""
         while link.conn.busy and link.conn.next_event() is not NEED_DATA:
             pass  # the end of the body, already buffered
-        if link.conn.busy or self._closed or len(self._idle) >= self.pool_size:
+        if (
+            link.conn.busy
+            or self._closed
+            or len(self._idle) >= self.pool_size
+            or self.stale_binding(link.conn)  # a legacy session's that ended (404)
+        ):
             self._drop(link)
         else:
             self._idle.append(link)
@@ -160,15 +209,45 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
         on_progress: ProgressHandler | None = None,
         on_input: InputHandler | None = None,
     ) -> Any:
-        """Send one request and return its result object, following MRTR rounds."""
-        call = Call(self.conn, method, params, on_progress=on_progress, on_input=on_input)
+        """Send one request and return its result object, following MRTR rounds.
+
+        In a legacy session the server's requests on the call's stream are answered
+        with ``on_input`` (as the MRTR round each stands for), and a ``404`` (the server
+        ended the session) opens a new session and sends the call again, once.
+        """
         limit = self.timeout if timeout is None else timeout
+        for attempt in (1, 2):
+            await self._ensure_era(limit)
+            conn = self.conn
+            try:
+                return await self._call(method, params, limit, on_progress, on_input)
+            except _Expired:
+                self.fresh_session(conn)
+                self.outcome = None  # found again: initialize, then the call once more
+                for link in self._idle:
+                    self._drop(link)
+                self._idle.clear()
+                if attempt == 2:
+                    raise ConnectionError(
+                        f"{method}: the server ended the new legacy session too (404)"
+                    ) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _call(
+        self,
+        method: str,
+        params: Any,
+        limit: float | None,
+        on_progress: ProgressHandler | None,
+        on_input: InputHandler | None,
+    ) -> Any:
+        call = Call(self.conn, method, params, on_progress=on_progress, on_input=on_input)
         link: Link | None = None
         try:
             async with self._time_limit(limit):
                 link = await self._post(call.request)
                 while True:
-                    event = await self._ending(link, call.request.id, on_progress)
+                    link, event = await self._ending(link, call.request.id, call)
                     self._release(link)
                     link = None
                     step = call.feed(event)
@@ -182,12 +261,12 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
             if link is not None:
                 self._drop(link)  # closing the response cancels the request (HTTP-12)
 
-    async def _round(self, request: RequestEvent, limit: float) -> Any:
+    async def _round(self, request: RequestEvent, limit: float, *, legacy: bool = True) -> Any:
         link: Link | None = None
         try:
             async with self._time_limit(limit):
                 link = await self._post(request)
-                event = await self._ending(link, request.id, legacy=True)
+                link, event = await self._ending(link, request.id, legacy=legacy)
                 if not isinstance(event, UnexpectedResponse):
                     self._release(link)
                     link = None
@@ -199,29 +278,61 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
                 self._drop(link)  # closing the response cancels the request (HTTP-12)
 
     async def _ending(
-        self,
-        link: Link,
-        id: t.RequestId,
-        on_progress: ProgressHandler | None = None,
-        *,
-        legacy: bool = False,
-    ) -> Any:
-        """The event that ends (or acknowledges) request ``id``; HTTP failures raise, but
-        with ``legacy`` an error status the binding reads as the legacy era is returned."""
-        while True:
-            event = await link.next_event()
-            if legacy and legacy_answer(event):
-                return event
-            if isinstance(event, ToolRejected):
-                self.rejected_tools.append(event)
-                client_log.warning("tool %r left out: %s", event.name, event.reason)
-            elif isinstance(event, Notification):
-                if event.method == "notifications/progress" and on_progress is not None:
-                    on_progress(event.params)
-            elif (error := http_failure(event)) is not None:
-                raise error
-            elif getattr(event, "id", None) == id:
-                return event
+        self, link: Link, id: t.RequestId, call: Call | None = None, *, legacy: bool = False
+    ) -> tuple[Link, Any]:
+        """The event that ends (or acknowledges) request ``id``, and the connection it came
+        on (another one after a resume); HTTP failures raise (and the connection is
+        dropped), but with ``legacy`` an error status the binding reads as the legacy era
+        is returned.  A legacy server's requests are answered meanwhile, for ``call``."""
+        on_progress = call.on_progress if call is not None else None
+        try:
+            while True:
+                event = await link.next_event()
+                if legacy and legacy_answer(event):
+                    return link, event
+                if isinstance(event, ToolRejected):
+                    self.rejected_tools.append(event)
+                    client_log.warning("tool %r left out: %s", event.name, event.reason)
+                elif isinstance(event, Notification):
+                    if event.method == "notifications/progress" and on_progress is not None:
+                        on_progress(event.params)
+                elif (reply := legacy_reply(self.conn, event, call)) is not None:
+                    await self._post_aside(self.http.answer(reply))
+                elif isinstance(event, Cancelled):
+                    pass  # the server gave up a request of its own: nothing to answer
+                elif isinstance(event, StreamInterrupted):  # LEG-12: resume after its retry
+                    self._drop(link)
+                    await self._sleep((event.retry_ms or 1000) / 1000)
+                    link = await self._post(self.http.resume(event))
+                elif isinstance(event, SessionExpired):
+                    raise _Expired
+                elif (error := http_failure(event)) is not None:
+                    raise error
+                elif getattr(event, "id", None) == id:
+                    return link, event
+        except BaseException:
+            self._drop(link)
+            raise
+
+    async def _post_aside(self, post: HTTPPost | None) -> None:
+        """POST what is not a call (an answer to the server's request, a notification) on
+        a connection of its own, and read its response (``202``) through.  Best effort
+        within the client's timeout: a lost answer is the server's to time out."""
+        if post is None:
+            return
+        link: Link | None = None
+        try:
+            async with self._time_limit(self.timeout):
+                link = await self._post(post)
+                while link.conn.busy:
+                    if isinstance(await link.next_event(), ConnectionClosed):
+                        break
+        except (ConnectionError, TimeoutError, LocalProtocolError) as e:
+            client_log.warning("an answer to the server was not delivered: %s", e)
+            if link is not None:
+                self._drop(link)
+            return
+        self._release(link)
 
     async def listen(
         self, notifications: t.SubscriptionFilter, *, timeout: float | None = None
@@ -239,7 +350,7 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
         try:
             async with self._time_limit(limit):
                 link = await self._post(request)
-                first = await self._ending(link, request.id)
+                link, first = await self._ending(link, request.id)
         except TimeoutError:
             raise TimeoutError("the listen was not acknowledged in time") from None
         finally:
@@ -271,26 +382,23 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
         if link is not None:
             self._release(link)  # still streaming: closed, which cancels it (SUB-11)
 
-    # -- the era ------------------------------------------------------------
+    # -- the era (issue 16) --------------------------------------------------
 
-    @property
-    def era(self) -> str:
-        """``"modern"``: over HTTP the async clients speak 2026-07-28 only, so far (the
-        blocking client's ``era=`` is the dual-era one; issue 16)."""
-        return "modern"
+    _transport = "http"
 
-    @property
-    def protocol_version(self) -> str:
-        return str(self.conn.protocol_version)
-
-    async def connect(self, timeout: float | None = None) -> Modern:
-        """As the other clients' ``connect``; here nothing to find: :class:`Modern`."""
-        return Modern(version=self.conn.protocol_version)
+    async def _tell(self, event: Notification) -> None:
+        await self._post_aside(self.http.answer(event))
 
     # -- lifetime -----------------------------------------------------------
 
     async def aclose(self) -> None:
-        """Close every connection; calls and listens in flight get ``ConnectionError``."""
+        """Close every connection; calls and listens in flight get ``ConnectionError``.
+
+        A legacy session is ended first (``DELETE``, LEG-16), within a few seconds."""
+        if self.conn.legacy is not None and not self._closed:
+            with suppress(Exception):  # best effort: the client is going away
+                async with self._time_limit(_GOODBYE):
+                    await self._post_aside(self.http.end_session())
         self._closed = True
         for link in list(self._open):
             self._drop(link)

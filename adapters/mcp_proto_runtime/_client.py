@@ -19,15 +19,20 @@ from mcp_proto import (
     DEFAULT_MAX_MESSAGE_SIZE,
     INTERNAL_ERROR,
     METHODS,
+    AnsweredRequest,
     ClientConnection,
     ConnectionClosed,
     EraOutcome,
     EraProbe,
     ErrorResponse,
+    Event,
     Incompatible,
     InputRequired,
+    InvalidMessage,
     InvalidResponse,
+    Legacy,
     McpError,
+    Modern,
     Notification,
     RemoteProtocolError,
     Request,
@@ -44,6 +49,7 @@ from mcp_proto.http import (
     AuthenticationRequired,
     Era,
     HTTPClient,
+    HTTPClientConnection,
     RequestLost,
     ResponseEvent,
     ToolRejected,
@@ -65,7 +71,10 @@ __all__ = [
     "era_failure",
     "http_failure",
     "legacy_input",
-    "stdio_probe",
+    "ERAS",
+    "check_era",
+    "era_probe",
+    "legacy_reply",
     "legacy_answer",
     "outcome_of",
     "owner_of",
@@ -78,6 +87,7 @@ ENDINGS = (
     ErrorResponse,
     InputRequired,
     InvalidResponse,
+    Legacy,
     VersionNotSupported,
     SubscriptionEnded,
 )
@@ -212,16 +222,48 @@ def legacy_input(
     return event.answer(answers[key])
 
 
-def stdio_probe(conn: ClientConnection, era: str) -> EraProbe:
-    """The era probe a stdio client runs before its first call (``era``: ``"auto"``, or
-    ``"legacy"`` for ``initialize`` at once), with ``conn``'s ids, capabilities and info."""
+#: the clients' ``era=`` choices: find it, or force one
+ERAS = ("auto", "modern", "legacy")
+
+
+def check_era(era: str) -> str:
+    """``era`` if it is one of :data:`ERAS`; ``ValueError`` naming them otherwise."""
+    if era not in ERAS:
+        raise ValueError(f"era is 'auto', 'modern' or 'legacy', not {era!r}")
+    return era
+
+
+def era_probe(conn: ClientConnection, era: str, transport: Literal["stdio", "http"]) -> EraProbe:
+    """The era probe a client runs before its first call (``era``: ``"auto"``, or
+    ``"legacy"`` for ``initialize`` at once), with ``conn``'s ids, capabilities and info.
+
+    Over stdio it starts with its own ``server/discover``; over HTTP
+    (:meth:`~mcp_proto.EraProbe.start` returns ``None``) the client sends the modern
+    request itself and reports what came back (HTTP-42).
+    """
     return EraProbe(
-        transport="stdio",
+        transport=transport,
         next_id=conn.next_id,
         capabilities=conn.capabilities,
         client_info=conn.client_info,
         versions=() if era == "legacy" else (conn.protocol_version,),
     )
+
+
+def legacy_reply(conn: ClientConnection, event: Any, call: Call | None) -> Event | None:
+    """What a client sends for ``event`` in a legacy session, or ``None`` when it is not
+    the server's: a request of the server's is answered by ``call``'s ``on_input`` (the
+    call in flight it came with, see :func:`legacy_input`); a ``ping`` answered by the
+    core (:class:`~mcp_proto.AnsweredRequest`) and a refused one
+    (:class:`~mcp_proto.InvalidMessage`) are sent as they are.  The server's own
+    ``Cancelled`` needs no answer: ``None`` too.
+    """
+    if isinstance(event, ServerRequest):
+        request = call.request if call is not None else None
+        return legacy_input(event, request, call.on_input if call is not None else None)
+    if isinstance(event, AnsweredRequest | InvalidMessage) and conn.legacy is not None:
+        return event
+    return None
 
 
 def era_failure(outcome: EraOutcome) -> ConnectionError | None:
@@ -359,12 +401,20 @@ class HTTPClientSettings:
     :class:`RemoteProtocolError` naming the limit and its connection is closed.
     Tools dropped from ``tools/list`` for bad ``x-mcp-header``
     annotations are collected in :attr:`rejected_tools` (HTTP-27).
+
+    ``era`` (issue 16): ``"modern"`` (the default, for now) speaks 2026-07-28 only;
+    ``"auto"`` finds the server's era before the first call (a modern request first, a
+    legacy session on a ``4xx`` with no modern error in its body, HTTP-42); ``"legacy"``
+    opens a 2025-11-25 session at once.  ``probe_timeout`` bounds each wait of the probe;
+    :attr:`outcome` is what it found (``None`` until then).
     """
 
     def __init__(
         self,
         url: str,
         *,
+        era: Literal["auto", "modern", "legacy"] = "modern",
+        probe_timeout: float = 10.0,
         timeout: float | None = 60.0,
         capabilities: t.ClientCapabilities | None = None,
         connection: ClientConnection | None = None,
@@ -372,6 +422,9 @@ class HTTPClientSettings:
         pool_size: int = 4,
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
     ) -> None:
+        self._era_mode = check_era(era)
+        self.probe_timeout = probe_timeout
+        self.outcome: Modern | Legacy | None = None
         self.endpoint = Endpoint.parse(url)
         self.address = (self.endpoint.host, self.endpoint.port)
         if connection is None:
@@ -386,3 +439,32 @@ class HTTPClientSettings:
         self.timeout = timeout
         self.pool_size = pool_size
         self.rejected_tools: list[ToolRejected] = []
+
+    def fresh_session(self, expired: ClientConnection) -> bool:
+        """A ``404`` for a request of ``expired``'s legacy session (LEG-16): replace
+        :attr:`conn` and :attr:`http` with new ones (the same capabilities, client info
+        and version; no session yet), so that the next request opens a new session.
+
+        False when that was done already (another call saw the ``404`` first).
+        Connections made for the old binding must not carry new requests: an adapter
+        drops them (:meth:`stale_binding`).
+        """
+        if expired is not self.conn:
+            return False
+        self.conn = ClientConnection(
+            capabilities=expired.capabilities,
+            client_info=expired.client_info,
+            protocol_version=expired.protocol_version,
+        )
+        self.http = HTTPClient(
+            self.conn,
+            target=self.endpoint.target,
+            headers=self.http.headers,
+            max_message_size=self.http.max_message_size,
+        )
+        return True
+
+    def stale_binding(self, link: HTTPClientConnection) -> bool:
+        """Whether connection ``link`` was made for a binding since replaced
+        (:meth:`fresh_session`): it carries the old session's id, so it is not reused."""
+        return link.client is not self.http

@@ -23,14 +23,20 @@ from mcp_proto_runtime import (
     ProbeOutcome,
     ProgressHandler,
     build_request,
-    legacy_input,
+    legacy_reply,
     outcome_of,
     probe_outcome,
 )
 
 from ._listen import Subscription
 
-__all__ = ["InputHandler", "ProgressHandler"]
+__all__ = ["InputHandler", "ProgressHandler", "SessionLost"]
+
+
+class SessionLost(Exception):
+    """Raised by a transport's ``_await_end`` when the server ended the legacy session a
+    call was made in (HTTP ``404``, LEG-16): the transport has made ready for a new one
+    and :meth:`_Calls.request` sends the call again, once."""
 
 
 class _Calls:
@@ -49,14 +55,14 @@ class _Calls:
     #: what the era probe found (``None`` until the first request; issue 16)
     outcome: m.Modern | m.Legacy | None = None
 
-    _era: str = "modern"  #: ``"auto"``, ``"modern"`` or ``"legacy"``
+    _era_mode: str = "modern"  #: ``"auto"``, ``"modern"`` or ``"legacy"``
 
     def _ensure_era(self, deadline: float | None = None) -> None:
         """Find the server's era before the first request (``era="modern"``: nothing to
         find); ``TimeoutError`` when ``deadline`` (the first call's) passes first."""
         if self.outcome is not None:
             return
-        if self._era == "modern":
+        if self._era_mode == "modern":
             self.outcome = m.Modern(version=self.conn.protocol_version)
             return
         self.outcome = self._find_era(deadline)
@@ -86,15 +92,8 @@ class _Calls:
 
     def _reply_to(self, event: Any) -> m.Event | None:
         """What answers a legacy server's request (with the current call's ``on_input``),
-        its ``ping`` or a refusal of one; ``None`` for any other event (a ``Cancelled`` of
-        the server's is answered by nothing)."""
-        if isinstance(event, m.ServerRequest):
-            call = self._calling
-            request = call.request if call is not None else None
-            return legacy_input(event, request, call.on_input if call is not None else None)
-        if isinstance(event, m.AnsweredRequest | m.InvalidMessage) and self.conn.legacy:
-            return event
-        return None
+        its ``ping`` or a refusal of one; ``None`` for any other event."""
+        return legacy_reply(self.conn, event, self._calling)
 
     def _send(self, request: m.Request) -> None:
         raise NotImplementedError
@@ -139,26 +138,41 @@ class _Calls:
         (it gets the :class:`mcp_proto.InputRequired` event and returns the
         ``inputResponses``); without it such a round raises ``InputRequiredError``.
         A call that ends any other way than with its answer (a timeout, a callback
-        that raised, an interrupt) is cancelled on the server.
+        that raised, an interrupt) is cancelled on the server.  A legacy session
+        the server ended (HTTP ``404``) is opened again and the call sent once more.
         """
         limit = self.timeout if timeout is None else timeout
         deadline = None if limit is None else time.monotonic() + limit
-        self._ensure_era(deadline)
-        call = Call(self.conn, method, params, on_progress=on_progress, on_input=on_input)
+        for attempt in (1, 2):
+            self._ensure_era(deadline)
+            call = Call(self.conn, method, params, on_progress=on_progress, on_input=on_input)
+            try:
+                return self._call(call, deadline, limit)
+            except SessionLost:
+                self.outcome = None  # found again: initialize, then the call once more
+                if attempt == 2:
+                    raise ConnectionError(
+                        f"{method}: the server ended the new legacy session too (404)"
+                    ) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _call(self, call: Call, deadline: float | None, limit: float | None) -> Any:
         self._send(call.request)
         self._calling = call
         try:
             while True:
-                event = self._await_end(call.request.id, deadline, on_progress)
+                event = self._await_end(call.request.id, deadline, call.on_progress)
                 if event is None:
-                    raise TimeoutError(f"{method} got no answer within {limit} s")
+                    raise TimeoutError(f"{call.method} got no answer within {limit} s")
                 step = call.feed(event)
                 if isinstance(step, Done):
                     return step.result
                 if step is not None:
                     self._send(step.request)
+        except SessionLost:
+            raise  # nothing of it is left on the server
         except BaseException:  # a timeout, a callback that raised, Ctrl-C: cancel it
-            if call.request.id in self.conn.in_flight():
+            if call.request.id in call.conn.in_flight():
                 with contextlib.suppress(OSError, ConnectionError):  # server gone: nobody to tell
                     self._cancel(call.request.id, "abandoned")
             raise

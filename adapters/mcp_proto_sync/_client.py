@@ -19,7 +19,7 @@ from typing import IO, Any, Literal
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto_runtime import era_failure, owner_of, stdio_probe
+from mcp_proto_runtime import check_era, era_failure, era_probe, owner_of
 
 from ._calls import ProgressHandler, _Calls
 from ._http_client import HTTPClientSession
@@ -63,12 +63,11 @@ class Client(_Calls):
         era: Literal["auto", "modern", "legacy"] = "auto",
         probe_timeout: float = 10.0,
     ) -> None:
-        if era not in ("auto", "modern", "legacy"):
-            raise ValueError(f"era is 'auto', 'modern' or 'legacy', not {era!r}")
+        check_era(era)
         if connection is None:
             connection = m.ClientConnection(capabilities=capabilities)
         self.conn = connection
-        self._era = era
+        self._era_mode = era
         self.probe_timeout = probe_timeout
         #: what the era probe found (``None`` until the first request)
         self.outcome: m.Modern | m.Legacy | None = None
@@ -124,7 +123,7 @@ class Client(_Calls):
     # -- the era (issue 16) ---------------------------------------------------
 
     def _find_era(self, deadline: float | None) -> m.Modern | m.Legacy:
-        probe = stdio_probe(self.conn, self._era)
+        probe = era_probe(self.conn, self._era_mode, "stdio")
         step = probe.start()
         assert step is not None  # (only over HTTP is there no probe of its own)
         while isinstance(step, m.Request):

@@ -13,12 +13,11 @@ import contextlib
 import select
 import socket
 import time
-from typing import Any, Literal
+from typing import Any
 
 import mcp_proto as m
 from mcp_proto import types as t
 from mcp_proto.http import (
-    HTTPClient,
     HTTPClientConnection,
     HTTPPost,
     SessionExpired,
@@ -29,11 +28,12 @@ from mcp_proto_runtime import (
     HTTPClientSettings,
     client_log,
     era_failure,
+    era_probe,
     http_failure,
     legacy_answer,
 )
 
-from ._calls import ProgressHandler, _Calls
+from ._calls import ProgressHandler, SessionLost, _Calls
 
 __all__ = ["HTTPClientSession"]
 
@@ -77,40 +77,20 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
     ``"legacy"`` opens one at once.  In a session, the server's requests on a call's
     stream are answered by POSTs (with the call's ``on_input``), a stream the server
     closes mid-call is resumed with ``Last-Event-ID`` after its ``retry``, and
-    :meth:`close` ends the session (``DELETE``).  A ``404`` in a session fails the call
-    with ``ConnectionError``; the next call opens a new session.
+    :meth:`close` ends the session (``DELETE``).  A ``404`` in a session (the server
+    ended it) opens a new one and sends the call again, once.
     """
 
-    def __init__(
-        self,
-        url: str,
-        *,
-        era: Literal["auto", "modern", "legacy"] = "modern",
-        probe_timeout: float = 10.0,
-        **options: Any,
-    ) -> None:
-        if era not in ("auto", "modern", "legacy"):
-            raise ValueError(f"era is 'auto', 'modern' or 'legacy', not {era!r}")
+    def __init__(self, url: str, **options: Any) -> None:
         super().__init__(url, **options)
-        self._options = options
         self._idle: list[_Link] = []
         self._active: dict[t.RequestId, _Link] = {}
         self._host = self.endpoint.authority
-        self._era = era
-        self.probe_timeout = probe_timeout
-        #: what the era probe found (``None`` until the first request)
-        self.outcome: m.Modern | m.Legacy | None = None
 
     # -- the era (issue 16) ---------------------------------------------------
 
     def _find_era(self, deadline: float | None) -> m.Modern | m.Legacy:
-        probe = m.EraProbe(
-            transport="http",
-            next_id=self.conn.next_id,
-            capabilities=self.conn.capabilities,
-            client_info=self.conn.client_info,
-            versions=() if self._era == "legacy" else (self.conn.protocol_version,),
-        )
+        probe = era_probe(self.conn, self._era_mode, "http")
         step: Any = probe.start()
         if step is None:  # a modern request first: server/discover (HTTP-42)
             request = self.conn.discover_request()
@@ -160,22 +140,19 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
         except (OSError, m.LocalProtocolError):
             sock.close()
             return
-        if link[1].busy or len(self._idle) >= self.pool_size:
+        if link[1].busy or len(self._idle) >= self.pool_size or self.stale_binding(link[1]):
             link[0].close()
         else:
             self._idle.append(link)
 
-    def _session_ended(self) -> ConnectionError:
-        """A ``404`` in the legacy session: start afresh at the next call (LEG-16)."""
-        self.conn = m.ClientConnection(capabilities=self.conn.capabilities)
-        self.http = HTTPClient(
-            self.conn, target=self.endpoint.target, headers=self.http.headers,
-            max_message_size=self.http.max_message_size,
-        )  # fmt: skip
+    def _session_ended(self) -> SessionLost:
+        """A ``404`` in the legacy session: a new binding, for a new session (LEG-16)."""
+        self.fresh_session(self.conn)
         self.outcome = None
-        return ConnectionError(
-            "the server ended the legacy session (404); the next call opens one"
-        )
+        for sock, _ in self._idle:
+            sock.close()  # made for the old binding: they carry the old session's id
+        self._idle.clear()
+        return SessionLost("the server ended the legacy session (404)")
 
     def _open(self) -> _Link:
         sock = socket.create_connection(self.address, timeout=self.timeout)
@@ -212,8 +189,8 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
 
     def _retire(self, id: t.RequestId) -> None:
         sock, hconn = self._active.pop(id)
-        if hconn.busy or len(self._idle) >= self.pool_size:
-            sock.close()  # mid-response (an SSE stream's tail) or too many: not reused
+        if hconn.busy or len(self._idle) >= self.pool_size or self.stale_binding(hconn):
+            sock.close()  # mid-response (an SSE stream's tail), too many, or the old session's
         else:
             self._idle.append((sock, hconn))
 
@@ -244,7 +221,7 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
                 link = self._resume(id, event, deadline)
                 continue
             if isinstance(event, SessionExpired):
-                self._active.pop(id, None)
+                self._active.pop(id)[0].close()
                 raise self._session_ended()
             if legacy and legacy_answer(event):
                 self._cancel(id, "ended")  # the answer of a legacy server: the probe is over

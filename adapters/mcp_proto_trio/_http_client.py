@@ -33,8 +33,8 @@ class _Link:
         self.stream = stream
         self.conn = conn
 
-    async def send(self, request: m.Request) -> None:
-        await self.stream.send_all(self.conn.send(request))
+    async def write(self, data: bytes) -> None:
+        await self.stream.send_all(data)
 
     async def next_event(self) -> Any:
         """The next event of the response being read, reading the socket as needed."""
@@ -81,3 +81,9 @@ class HTTPClientSession(AsyncHTTPSession):
 
     def _time_limit(self, limit: float | None) -> AbstractAsyncContextManager[None]:
         return time_limit(limit)
+
+    async def _sleep(self, seconds: float) -> None:
+        await trio.sleep(seconds)
+
+    def _new_lock(self) -> trio.Lock:
+        return trio.Lock()
