@@ -199,43 +199,115 @@ def name_answer(event: m.InputRequired) -> dict[str, Any]:
             for k in event.input_requests}  # fmt: skip
 
 
-def test_leg10_the_http_client_opens_a_legacy_session_on_our_server() -> None:
-    """era="legacy" against our dual-era server: initialize, the session id on every
-    request, the server's elicitation answered by a POST, a stream closed mid-call
-    resumed with Last-Event-ID, and DELETE at close."""
+def drive(adapter: str, url: str, scenario: Any, **options: Any) -> Any:
+    """Run ``scenario(client, call)`` on ``adapter``'s HTTP client for ``url``; ``call(fn,
+    *args)`` calls a client method, awaited or not.  The client is closed afterwards."""
+    if adapter == "sync":
+
+        async def run_sync() -> Any:
+            async def call(fn: Any, *args: Any, **kw: Any) -> Any:
+                return fn(*args, **kw)
+
+            with mcp_proto_sync.Client.http(url, **options) as client:
+                return await scenario(client, call)
+
+        return anyio.run(run_sync)
+    module: Any = mcp_proto_asyncio if adapter == "asyncio" else mcp_proto_trio
+
+    async def run() -> Any:
+        async def call(fn: Any, *args: Any, **kw: Any) -> Any:
+            return await fn(*args, **kw)
+
+        async with module.Client.http(url, **options) as client:
+            return await scenario(client, call)
+
+    return anyio.run(run, backend=adapter)
+
+
+@pytest.fixture(scope="module")
+def our_http_server() -> Any:
+    """Our dual-era example server over HTTP (the blocking adapter), for the module."""
     port = free_port()
     server = serving([sys.executable, "-m", "mcp_proto_cli", "serve-example", "--http",
                       f"127.0.0.1:{port}", "--adapter", "sync"], port)  # fmt: skip
-    try:
-        url = f"http://127.0.0.1:{port}/mcp"
-        with mcp_proto_sync.Client.http(url, era="legacy", capabilities=CAPS, timeout=20) as c:
-            assert c.era == "legacy" and c.http.session_id is not None
-            assert c.call_tool("test_simple_text").content
-            asked = c.call_tool("test_input_required_result_elicitation", on_input=name_answer)
-            assert asked.content[0].text == "Hello, Ada!"  # asked on the stream, answered
-            resumed = c.call_tool("test_reconnection")  # closed mid-call: resumed
-            assert resumed.content[0].text == "Answered on the resumed stream"
-        assert c.http.session_id is None  # DELETEd
-        with mcp_proto_sync.Client.http(url, era="auto", timeout=20) as modern:
-            assert modern.era == "modern" and modern.http.session_id is None  # probed
-    finally:
-        server.kill()
-        server.wait(10)
+    yield f"http://127.0.0.1:{port}/mcp"
+    server.kill()
+    server.wait(10)
 
 
-def test_leg21_the_http_client_finds_a_legacy_sdk_server(legacy_server: list[str]) -> None:
+@pytest.mark.parametrize("adapter", ["sync", "asyncio", "trio"])
+def test_leg10_the_http_client_opens_a_legacy_session_on_our_server(
+    adapter: str, our_http_server: str
+) -> None:
+    """era="legacy" against our dual-era server: initialize, the session id on every
+    request, the server's elicitation answered by a POST, a stream closed mid-call
+    resumed with Last-Event-ID, and DELETE at close."""
+
+    async def scenario(c: Any, call: Any) -> Any:
+        await call(c.connect)
+        assert c.era == "legacy" and c.http.session_id is not None
+        assert (await call(c.call_tool, "test_simple_text")).content
+        asked = await call(c.call_tool, "test_input_required_result_elicitation",
+                           on_input=name_answer)  # fmt: skip
+        assert asked.content[0].text == "Hello, Ada!"  # asked on the stream, answered
+        resumed = await call(c.call_tool, "test_reconnection")  # closed mid-call: resumed
+        assert resumed.content[0].text == "Answered on the resumed stream"
+        return c
+
+    client = drive(adapter, our_http_server, scenario, era="legacy", capabilities=CAPS,
+                   timeout=20)  # fmt: skip
+    assert client.http.session_id is None  # DELETEd
+
+    async def probed(c: Any, call: Any) -> Any:
+        assert (await call(c.call_tool, "test_simple_text")).content
+        return c.era, c.http.session_id, c.conn.legacy
+
+    assert drive(adapter, our_http_server, probed, era="auto", timeout=20) == (
+        "modern", None, None)  # fmt: skip
+
+
+def end_session(url: str, session_id: str) -> int:
+    """DELETE the session from outside the client, as a server that forgot it would."""
+    import urllib.request
+
+    request = urllib.request.Request(url, method="DELETE", headers={
+        "Mcp-Session-Id": session_id, "MCP-Protocol-Version": "2025-11-25"})  # fmt: skip
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return int(response.status)
+
+
+@pytest.mark.parametrize("adapter", ["sync", "asyncio", "trio"])
+def test_leg16_a_404_opens_a_new_session_and_the_call_is_sent_again(
+    adapter: str, our_http_server: str
+) -> None:
+    """The server ended the session: the next call gets 404, and the client opens a new
+    session (initialize without the old id) and sends that call again, within the call."""
+
+    async def scenario(c: Any, call: Any) -> Any:
+        await call(c.call_tool, "test_simple_text")
+        first = c.http.session_id
+        assert first is not None and end_session(our_http_server, first) in (200, 204)
+        again = await call(c.call_tool, "test_simple_text")
+        return first, c.http.session_id, again.content[0].text, c.era
+
+    first, second, text, era = drive(adapter, our_http_server, scenario, era="legacy",
+                                     timeout=20)  # fmt: skip
+    assert second is not None and second != first and text and era == "legacy"
+
+
+@pytest.mark.parametrize("adapter", ["sync", "asyncio", "trio"])
+def test_leg21_the_http_client_finds_a_legacy_sdk_server(
+    adapter: str, legacy_server: list[str]
+) -> None:
     port = free_port()
     server = serving([*legacy_server, "--http", str(port)], port)
     try:
         url = f"http://127.0.0.1:{port}/mcp"
-        with mcp_proto_sync.Client.http(url, era="auto", capabilities=CAPS, timeout=20) as client:
-            assert client.era == "legacy" and client.protocol_version == "2025-11-25"
-            seen: list[float] = []
-            echoed = client.call_tool("echo", {"text": "hi"},
-                                      on_progress=lambda p: seen.append(p.progress))  # fmt: skip
-            assert echoed.content[0].text == "hi" and seen == [1]
-            asked = client.call_tool("ask", on_input=answer)
-            assert asked.content[0].text == "hello Ada"
+
+        async def scenario(client: Any, call: Any) -> dict[str, Any]:
+            return await session(client, lambda: call(client.connect), call)
+
+        check(drive(adapter, url, scenario, era="auto", capabilities=CAPS, timeout=20))
     finally:
         server.kill()
         server.wait(10)

@@ -8,6 +8,7 @@ cancellation (HTTP-12, HTTP-SSE-5) -- is :class:`mcp_proto_runtime.AsyncHTTPSess
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Coroutine
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
@@ -40,12 +41,16 @@ class _Link:
     async def next_event(self) -> Any:
         """The next event of the response being read, reading the socket as needed."""
         while (event := self.conn.next_event()) is m.NEED_DATA:
-            try:
-                data = await self.reader.read(_CHUNK)
-            except OSError:
-                data = b""
-            self.conn.receive_data(data)
+            await self.receive()
         return event
+
+    async def receive(self) -> None:
+        """Read what the socket has (``b""`` at its end, or a reset) into the connection."""
+        try:
+            data = await self.reader.read(_CHUNK)
+        except OSError:
+            data = b""
+        self.conn.receive_data(data)
 
     def stale(self) -> bool:
         """An idle connection the server closed meanwhile (a keep-alive timeout)."""
@@ -76,3 +81,15 @@ class HTTPClientSession(AsyncHTTPSession):
 
     def _new_lock(self) -> asyncio.Lock:
         return asyncio.Lock()
+
+    def __init__(self, url: str, **options: Any) -> None:
+        super().__init__(url, **options)
+        self._tasks: set[asyncio.Task[None]] = set()  # the GET stream's reader, while it runs
+
+    def _spawn(self, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        task = asyncio.get_running_loop().create_task(work())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _reap(self) -> None:
+        await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -19,6 +19,7 @@ ends the session (``DELETE``).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Coroutine
 from contextlib import AbstractAsyncContextManager, suppress
 from typing import Any, ClassVar, Protocol, Self
 
@@ -80,6 +81,9 @@ class Link(Protocol):
     async def next_event(self) -> ResponseEvent:
         """The next event of the response being read, reading the socket as needed."""
 
+    async def receive(self) -> None:
+        """Read once from the socket into :attr:`conn` (its end, or a reset: ``b""``)."""
+
     def stale(self) -> bool:
         """An idle connection the server closed meanwhile."""
 
@@ -121,6 +125,9 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
         self._listens: dict[t.RequestId, Link] = {}
         self._closed = False
         self._era_lock = self._new_lock()
+        self._stream: Link | None = None  # a legacy session's GET stream, while open
+        #: the calls in flight with an input handler: the stream's requests go to the last
+        self._inputs: dict[t.RequestId, Call] = {}
 
     # -- what the adapter provides ------------------------------------------
 
@@ -139,6 +146,13 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
     def _new_lock(self) -> AbstractAsyncContextManager[Any]:
         """A lock of the adapter's event loop (the era probe runs once)."""
         raise NotImplementedError
+
+    def _spawn(self, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Run ``work()`` in the background (the GET stream's reader); it never raises."""
+        raise NotImplementedError
+
+    async def _reap(self) -> None:
+        """Wait for the background work to end (at close, once its socket is closed)."""
 
     # -- connections --------------------------------------------------------
 
@@ -222,6 +236,8 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
             try:
                 return await self._call(method, params, limit, on_progress, on_input)
             except _Expired:
+                if self._stream is not None:
+                    self._drop(self._stream)  # the old session's
                 self.fresh_session(conn)
                 self.outcome = None  # found again: initialize, then the call once more
                 for link in self._idle:
@@ -242,6 +258,9 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
         on_input: InputHandler | None,
     ) -> Any:
         call = Call(self.conn, method, params, on_progress=on_progress, on_input=on_input)
+        first = call.request.id
+        if on_input is not None:
+            self._inputs[first] = call
         link: Link | None = None
         try:
             async with self._time_limit(limit):
@@ -258,6 +277,7 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
         except TimeoutError:
             raise TimeoutError(f"{method} got no answer within {limit} s") from None
         finally:
+            self._inputs.pop(first, None)
             if link is not None:
                 self._drop(link)  # closing the response cancels the request (HTTP-12)
 
@@ -314,6 +334,42 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
             self._drop(link)
             raise
 
+    async def _open_stream(self) -> None:
+        """The legacy session's standalone GET stream (LEG-13), read in the background:
+        what belongs to no call comes on it (``roots/list``, list changes).  A ``405``
+        (the server offers none) or a failure ends it; nothing else depends on it."""
+        try:
+            link = await self._post(self.http.open_stream())
+        except (ConnectionError, LocalProtocolError) as e:
+            client_log.warning("the session's GET stream could not be opened: %s", e)
+            return
+        self._stream = link
+        self._spawn(lambda: self._pump(link))
+
+    async def _pump(self, link: Link) -> None:
+        """Read the GET stream to its end; the server's requests on it are answered with
+        the ``on_input`` of the last call in flight that has one."""
+        try:
+            while link.conn.busy:
+                event = link.conn.next_event()
+                if event is NEED_DATA:
+                    if link.conn.busy:
+                        await link.receive()
+                elif isinstance(event, Notification):
+                    client_log.debug("from the session's stream: %s", event.method)
+                elif not isinstance(event, Cancelled):
+                    call = next(reversed(self._inputs.values()), None)
+                    reply = legacy_reply(self.conn, event, call)
+                    if reply is None:
+                        break  # its end: a refusal (405), a lost connection
+                    await self._post_aside(self.http.answer(reply))
+        except Exception as e:  # the socket's own failures: the stream is over
+            client_log.warning("the session's GET stream failed: %r", e)
+        finally:
+            if self._stream is link:
+                self._stream = None
+            self._drop(link)
+
     async def _post_aside(self, post: HTTPPost | None) -> None:
         """POST what is not a call (an answer to the server's request, a notification) on
         a connection of its own, and read its response (``202``) through.  Best effort
@@ -324,11 +380,14 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
         try:
             async with self._time_limit(self.timeout):
                 link = await self._post(post)
-                while link.conn.busy:
-                    if isinstance(await link.next_event(), ConnectionClosed):
+                while link.conn.busy:  # its events are nobody's: read through
+                    event = link.conn.next_event()
+                    if isinstance(event, ConnectionClosed) or not link.conn.busy:
                         break
+                    if event is NEED_DATA:
+                        await link.receive()
         except (ConnectionError, TimeoutError, LocalProtocolError) as e:
-            client_log.warning("an answer to the server was not delivered: %s", e)
+            client_log.warning("an answer to the server was not delivered: %r", e)
             if link is not None:
                 self._drop(link)
             return
@@ -388,6 +447,8 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
 
     async def _tell(self, event: Notification) -> None:
         await self._post_aside(self.http.answer(event))
+        if event.method == "notifications/initialized":
+            await self._open_stream()  # the session is open: its GET stream
 
     # -- lifetime -----------------------------------------------------------
 
@@ -404,6 +465,7 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
             self._drop(link)
         self._idle.clear()
         self._listens.clear()
+        await self._reap()
 
     async def __aenter__(self) -> Self:
         return self

@@ -41,24 +41,6 @@ _CHUNK = 65536
 _Link = tuple[socket.socket, HTTPClientConnection]
 
 
-def _next_event(link: _Link, deadline: float | None) -> Any:
-    """The next event of ``link``'s connection, reading as needed; ``None`` at the deadline."""
-    sock, hconn = link
-    while (event := hconn.next_event()) is m.NEED_DATA:
-        remaining = None if deadline is None else deadline - time.monotonic()
-        if remaining is not None and remaining <= 0:
-            return None
-        sock.settimeout(remaining)
-        try:
-            data = sock.recv(_CHUNK)
-        except TimeoutError:
-            return None
-        except OSError:
-            data = b""  # a reset: the end of the response
-        hconn.receive_data(data)
-    return event
-
-
 class HTTPClientSession(HTTPClientSettings, _Calls):
     """An MCP client for a Streamable HTTP endpoint (``http://host:port/path``).
 
@@ -86,6 +68,7 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
         self._idle: list[_Link] = []
         self._active: dict[t.RequestId, _Link] = {}
         self._host = self.endpoint.authority
+        self._stream: _Link | None = None  # a legacy session's GET stream, while open
 
     # -- the era (issue 16) ---------------------------------------------------
 
@@ -112,7 +95,65 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
         assert isinstance(step, m.Modern | m.Legacy)
         if isinstance(step, m.Legacy):
             self._post_aside(self.http.answer(step.initialized))  # LEG-03: before anything
+            self._open_stream()
         return step
+
+    def _next_event(self, link: _Link, deadline: float | None) -> Any:
+        """The next event of ``link``'s connection, reading as needed; ``None`` at the
+        deadline.  Meanwhile the legacy session's GET stream is read too (its requests
+        answered, with the call's ``on_input``)."""
+        sock, hconn = link
+        while (event := hconn.next_event()) is m.NEED_DATA:
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                return None
+            if self._stream is not None:
+                ready = select.select([sock, self._stream[0]], [], [], remaining)[0]
+                if self._stream[0] in ready:
+                    self._pump_stream()
+                if sock not in ready:
+                    continue
+            sock.settimeout(remaining)
+            try:
+                data = sock.recv(_CHUNK)
+            except TimeoutError:
+                return None
+            except OSError:
+                data = b""  # a reset: the end of the response
+            hconn.receive_data(data)
+        return event
+
+    def _open_stream(self) -> None:
+        """The legacy session's standalone GET stream (LEG-13), where a server sends what
+        belongs to no call (``roots/list``, list changes); ``405``: it offers none."""
+        try:
+            link = self._take()
+            link[0].sendall(link[1].send_post(self.http.open_stream()))
+        except (OSError, m.LocalProtocolError) as e:
+            client_log.warning("the session's GET stream could not be opened: %s", e)
+            return
+        self._stream = link
+
+    def _pump_stream(self) -> None:
+        """Read what came on the GET stream and act on it; the stream is closed at its end
+        (or a refusal: ``405``)."""
+        assert self._stream is not None
+        sock, hconn = self._stream
+        try:
+            sock.settimeout(0.001)
+            hconn.receive_data(sock.recv(_CHUNK))
+        except TimeoutError:
+            return
+        except OSError:
+            hconn.receive_data(b"")
+        ended = False
+        while not ended and (event := hconn.next_event()) is not m.NEED_DATA:
+            if isinstance(event, m.Notification):
+                client_log.debug("from the session's stream: %s", event.method)
+            else:  # a server's request, or the stream's end: a refusal (405), a lost link
+                ended = not self._answered(event)
+        if ended or not hconn.busy:
+            self._close_stream()
 
     def _wait(self, deadline: float | None) -> float:
         wait = time.monotonic() + self.probe_timeout
@@ -149,6 +190,7 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
         """A ``404`` in the legacy session: a new binding, for a new session (LEG-16)."""
         self.fresh_session(self.conn)
         self.outcome = None
+        self._close_stream()
         for sock, _ in self._idle:
             sock.close()  # made for the old binding: they carry the old session's id
         self._idle.clear()
@@ -204,7 +246,7 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
     ) -> Any:
         link = self._active[id]
         while True:
-            event = _next_event(link, deadline)
+            event = self._next_event(link, deadline)
             if event is None:
                 return None
             if isinstance(event, ToolRejected):
@@ -261,7 +303,7 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
         if link is None:
             return m.SubscriptionEnded(id=id)
         while True:
-            event = _next_event(link, deadline)
+            event = self._next_event(link, deadline)
             if event is None or isinstance(event, (m.Notification, m.SubscriptionEnded)):
                 return event
             if (error := http_failure(event)) is not None:
@@ -286,8 +328,14 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
         (HTTP-42, HTTP-46) is returned, for the probe to call legacy, not raised."""
         return self._await_end(id, deadline, None, legacy=True)
 
+    def _close_stream(self) -> None:
+        if self._stream is not None:
+            self._stream[0].close()
+            self._stream = None
+
     def close(self) -> None:
         """Close the connections; a legacy session is ended first (``DELETE``, LEG-16)."""
+        self._close_stream()
         if self.conn.legacy is not None:
             with contextlib.suppress(OSError, m.LocalProtocolError):  # best effort: going away
                 self._post_aside(self.http.end_session())

@@ -8,7 +8,7 @@ cancellation (HTTP-12, HTTP-SSE-5) -- is :class:`mcp_proto_runtime.AsyncHTTPSess
 from __future__ import annotations
 
 import math
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
@@ -39,12 +39,16 @@ class _Link:
     async def next_event(self) -> Any:
         """The next event of the response being read, reading the socket as needed."""
         while (event := self.conn.next_event()) is m.NEED_DATA:
-            try:
-                data = await self.stream.receive_some(_CHUNK)
-            except _GONE:
-                data = b""
-            self.conn.receive_data(bytes(data))
+            await self.receive()
         return event
+
+    async def receive(self) -> None:
+        """Read what the socket has (``b""`` at its end, or a reset) into the connection."""
+        try:
+            data = await self.stream.receive_some(_CHUNK)
+        except _GONE:
+            data = b""
+        self.conn.receive_data(bytes(data))
 
     def stale(self) -> bool:
         """An idle connection with something to read: the server closed it (or broke it)."""
@@ -87,3 +91,6 @@ class HTTPClientSession(AsyncHTTPSession):
 
     def _new_lock(self) -> trio.Lock:
         return trio.Lock()
+
+    def _spawn(self, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        trio.lowlevel.spawn_system_task(work)  # it ends when its socket is closed
