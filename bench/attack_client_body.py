@@ -129,9 +129,10 @@ def call(kind: str, url: str, limit: int | None, wait: float = WAIT) -> Any:
     """One ``tools/call`` with a new ``kind`` client: its result, or what it raised.
 
     ``limit`` is the client's ``max_message_size`` (its default when None); ``wait``
-    its timeout.
+    its timeout.  The client speaks 2026-07-28 at once (``era="modern"``): the attacker
+    answers one call, not an era probe first.
     """
-    options: dict[str, Any] = {"timeout": wait}
+    options: dict[str, Any] = {"timeout": wait, "era": "modern"}
     if limit is not None:
         options["max_message_size"] = limit
     if kind == "sync":

@@ -3,10 +3,13 @@
     python examples/everything_client.py URL
 
 The official harness runs it with ``MCP_CONFORMANCE_SCENARIO`` (and sometimes
-``MCP_CONFORMANCE_CONTEXT``, JSON) set, against a mock server at URL.  Built on the
-blocking adapter's HTTP client (``Client.http``): every request carries its ``_meta``
-and the standard headers, tools with malformed ``x-mcp-header`` annotations are left
-out of ``tools/list``, and ``Mcp-Param-*`` headers mirror the annotated arguments.
+``MCP_CONFORMANCE_CONTEXT``, JSON) set, against a mock server at URL: a 2026-07-28 one,
+or (``--spec-version 2025-11-25``) an ``initialize``-era one.  Built on the blocking
+adapter's HTTP client (``Client.http``), dual-era by default: against a modern server
+every request carries its ``_meta`` and the standard headers, tools with malformed
+``x-mcp-header`` annotations are left out of ``tools/list``, and ``Mcp-Param-*`` headers
+mirror the annotated arguments; against a legacy one it opens a session, answers the
+server's requests with the same callback, and resumes a stream closed mid-call.
 """
 
 from __future__ import annotations
@@ -27,12 +30,21 @@ CAPABILITIES = t.ClientCapabilities(
 )
 
 
+def defaults(request: t.ElicitRequest) -> dict[str, Any]:
+    """What a user who accepts a form without typing sends: each field's ``default``
+    (SEP-1034: a client fills the form with them)."""
+    schema = m.unstructure(request.params).get("requestedSchema") or {}
+    fields = schema.get("properties") or {}
+    return {name: field["default"] for name, field in fields.items() if "default" in field}
+
+
 def answers(event: m.InputRequired) -> dict[str, Any]:
-    """Answer every input request of an MRTR round with something plausible."""
+    """Answer every input request of an MRTR round (or, from a legacy server, the one
+    request it stands for) with something plausible."""
     out: dict[str, Any] = {}
     for key, request in event.input_requests.items():
         if isinstance(request, t.ElicitRequest):
-            out[key] = t.ElicitResult(action="accept", content={})
+            out[key] = t.ElicitResult(action="accept", content=defaults(request))
         elif isinstance(request, t.CreateMessageRequest):
             text = t.TextContent(text="Paris")
             out[key] = t.CreateMessageResult(role="assistant", content=text, model="example")
@@ -61,11 +73,17 @@ def call_all(client: HTTPClientSession, calls: list[dict[str, Any]]) -> None:
 
 
 def run(scenario: str, client: HTTPClientSession, context: dict[str, Any]) -> None:
-    discover(client)
+    client.connect()  # the era: a modern server, or a legacy one (initialize)
+    if client.era == "modern":
+        discover(client)
     tools = {tool.name: tool for tool in client.list_tools()}
     if scenario in ("tools_call", "request-metadata"):
         client.call_tool("add_numbers", {"a": 5, "b": 3})
-    elif scenario == "sep-2322-client-request-state":
+    elif scenario in (
+        "sep-2322-client-request-state",
+        "elicitation-sep1034-client-defaults",
+        "sse-retry",
+    ):
         for name in tools:
             client.call_tool(name, on_input=answers)
     elif scenario == "http-standard-headers":

@@ -503,6 +503,7 @@ PINNED = {
         "Retry",
         "RunHandler",
         "SEND_REFUSED",
+        "SHARED_ERAS",
         "ServerSession",
         "ServerSettings",
         "Stop",

@@ -318,7 +318,7 @@ def test_http_failures_become_exceptions(kind: str) -> None:
     async def main() -> None:
         url = f"http://127.0.0.1:{listener.getsockname()[1]}/mcp"
         with anyio.fail_after(20):
-            async with open_client(kind, url, timeout=10) as client:
+            async with open_client(kind, url, timeout=10, era="modern") as client:
                 with pytest.raises(PermissionError) as denied:
                     await client.discover()
                 assert denied.value.args[1].status == 401
@@ -350,7 +350,7 @@ def test_a_connection_close_answer_is_not_reused(kind: str) -> None:
     async def main() -> None:
         url = f"http://127.0.0.1:{listener.getsockname()[1]}/mcp"
         with anyio.fail_after(20):
-            async with open_client(kind, url, timeout=10) as client:
+            async with open_client(kind, url, timeout=10, era="modern") as client:
                 for _ in range(3):  # each on a new connection, however soon
                     assert (await client.call_tool("x")).content == []
 

@@ -123,7 +123,9 @@ def test_a_refused_body_leaves_calls_on_other_connections_alone(kind: str) -> No
     async def main(url: str) -> None:
         got: dict[str, Any] = {}
         with anyio.fail_after(3 * WAIT):
-            async with open_client(kind, url, timeout=WAIT, max_message_size=MIB) as client:
+            async with open_client(
+                kind, url, timeout=WAIT, max_message_size=MIB, era="modern"
+            ) as client:
 
                 async def small() -> None:
                     got["small"] = await client.call_tool("small")
@@ -145,10 +147,10 @@ def test_the_blocking_client_calls_on_afresh_after_a_refused_body() -> None:
 
     with (
         serving_each(server.answer, server.answer) as url,
-        mcp_proto_sync.Client.http(url, timeout=WAIT, max_message_size=MIB) as client,
+        mcp_proto_sync.Client.http(url, timeout=WAIT, max_message_size=MIB, era="modern") as c,
     ):
         with pytest.raises(mcp_proto.RemoteProtocolError, match=REFUSED):
-            client.call_tool("huge")
-        assert client.call_tool("small").content == []  # on a new connection
-        assert not client.conn.in_flight()
+            c.call_tool("huge")
+        assert c.call_tool("small").content == []  # on a new connection
+        assert not c.conn.in_flight()
     assert server.huge_refused.is_set() and server.huge_sent[0] < BODY // 4

@@ -7,9 +7,9 @@
 * ``call --stdio CMD | --http URL METHOD [PARAMS]``: one request, the result printed as
   JSON; ``input_required`` rounds answered from ``--input-responses`` JSON, or asked at
   the terminal (form elicitations); progress shown on stderr when it is a terminal;
-* ``probe --stdio CMD | --http URL``: the server's era (over stdio as a dual-era client
-  finds it: ``server/discover``, then ``initialize`` for a legacy server), its version and
-  a capability summary.
+* ``probe --stdio CMD | --http URL``: the server's era as a dual-era client finds it
+  (``server/discover``, then ``initialize`` for a legacy server), its version and a
+  capability summary.
 
 Exit codes: 0 done, 1 the server answered with an error or broke the protocol, 2 usage,
 3 the server could not be reached or did not answer in time.
@@ -114,7 +114,7 @@ def call(args: argparse.Namespace) -> int:
     return 0
 
 
-def _probe_stdio(client: Any, timeout: float) -> int:
+def _probe_era(client: Any, timeout: float) -> int:
     """The era as a dual-era client finds it (issue 16): modern or legacy, and the facts."""
     client.probe_timeout = timeout
     try:
@@ -145,24 +145,7 @@ def _probe_stdio(client: Any, timeout: float) -> int:
 
 def probe(args: argparse.Namespace) -> int:
     with _client(args) as client:
-        if not args.http:
-            return _probe_stdio(client, args.timeout)
-        outcome = client.probe(timeout=args.timeout)
-        if outcome.era == "legacy":
-            print("era: legacy (no server/discover; this client speaks 2026-07-28 only)")
-            return 1
-        print(f"era: modern, versions {', '.join(outcome.supported)}; using {outcome.version}")
-        if outcome.result is None:
-            return 0 if outcome.version else 1
-        result = outcome.result
-        meta = result.meta
-        if meta is not None and meta.server_info is not None:
-            print(f"server: {meta.server_info.name} {meta.server_info.version}")
-        caps = mcp_proto.unstructure(result.capabilities)
-        print(f"capabilities: {', '.join(sorted(caps)) or 'none'}")
-        if result.instructions:
-            print(f"instructions: {result.instructions}")
-    return 0
+        return _probe_era(client, args.timeout)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

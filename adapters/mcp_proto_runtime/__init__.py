@@ -36,6 +36,7 @@ threads and sockets are the adapters'; every protocol decision is the core's.
 from ._async_client import AsyncCalls, StreamCalls, Subscription
 from ._async_http import AsyncHTTPSession
 from ._client import (
+    SHARED_ERAS,
     Call,
     Done,
     Endpoint,
@@ -167,6 +168,7 @@ __all__ = [
     "build_request",
     "era_failure",
     "legacy_input",
+    "SHARED_ERAS",
     "check_era",
     "era_probe",
     "legacy_reply",

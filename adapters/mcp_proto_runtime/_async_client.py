@@ -77,10 +77,11 @@ class AsyncCalls:
         async with self._era_lock:
             if self.outcome is not None:  # (another call found it meanwhile)
                 return
-            if self._era_mode == "modern":
-                self.outcome = Modern(version=self.conn.protocol_version)
+            mode = self.cached_era()
+            if mode == "modern":
+                self.era_found(Modern(version=self.conn.protocol_version))
                 return
-            probe = era_probe(self.conn, self._era_mode, self._transport)
+            probe = era_probe(self.conn, mode, self._transport)
             try:
                 async with self._time_limit(limit):
                     step = await self._probe_steps(probe)
@@ -92,7 +93,15 @@ class AsyncCalls:
             assert isinstance(step, Modern | Legacy)
             if isinstance(step, Legacy):
                 await self._tell(step.initialized)  # LEG-03: before anything else
-            self.outcome = step
+            self.era_found(step)
+
+    def cached_era(self) -> str:
+        """The mode the probe runs in (an HTTP client asks its era cache first)."""
+        return self._era_mode
+
+    def era_found(self, outcome: Modern | Legacy) -> None:
+        """The probe found ``outcome`` (an HTTP client remembers it for its origin)."""
+        self.outcome = outcome
 
     async def _probe_steps(self, probe: EraProbe) -> EraOutcome:
         step = probe.start()

@@ -67,7 +67,8 @@ _GOODBYE = 5.0
 
 
 class _Expired(Exception):
-    """A ``404`` for a call of a legacy session: the server ended it (LEG-16)."""
+    """A ``404`` for a call of a legacy session: the server ended it (LEG-16); or a
+    modern request answered as a legacy server answers (HTTP-42): its era changed."""
 
 
 class Link(Protocol):
@@ -103,10 +104,11 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
     :attr:`rejected_tools` (HTTP-27).  ``headers`` go on every POST; at most
     ``pool_size`` idle connections are kept.
 
-    ``era`` is ``"modern"`` (the default, for now), ``"auto"`` (find it: see the module's
-    docstring) or ``"legacy"`` (``initialize`` at once); ``probe_timeout`` bounds each
-    wait of the probe.  :attr:`era`, :attr:`protocol_version` and :attr:`outcome` say
-    what was found; :meth:`connect` finds it before the first call.
+    ``era`` is ``"auto"`` (the default: find it, see the module's docstring), ``"modern"``
+    or ``"legacy"`` (``initialize`` at once); ``probe_timeout`` bounds each wait of the
+    probe, ``era_cache`` keeps what it found per origin (:class:`HTTPClientSettings`).
+    :attr:`era`, :attr:`protocol_version` and :attr:`outcome` say what was found;
+    :meth:`connect` finds it before the first call.
 
     A subclass sets :attr:`_GONE` (what its connections raise once the socket is
     gone) and provides :meth:`_open_link`, :meth:`_time_limit`, :meth:`_sleep` and
@@ -310,6 +312,8 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
                 event = await link.next_event()
                 if legacy and legacy_answer(event):
                     return link, event
+                if not legacy and self.era_changed(event):  # a legacy server now
+                    raise _Expired
                 if isinstance(event, ToolRejected):
                     self.rejected_tools.append(event)
                     client_log.warning("tool %r left out: %s", event.name, event.reason)

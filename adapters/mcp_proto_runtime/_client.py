@@ -22,6 +22,7 @@ from mcp_proto import (
     AnsweredRequest,
     ClientConnection,
     ConnectionClosed,
+    EraCache,
     EraOutcome,
     EraProbe,
     ErrorResponse,
@@ -72,6 +73,7 @@ __all__ = [
     "http_failure",
     "legacy_input",
     "ERAS",
+    "SHARED_ERAS",
     "check_era",
     "era_probe",
     "legacy_reply",
@@ -221,6 +223,9 @@ def legacy_input(
         return ErrorResponse(id=event.id, error=error)
     return event.answer(answers[key])
 
+
+#: what the HTTP clients of this process learned of their origins' eras (VER-13)
+SHARED_ERAS = EraCache()
 
 #: the clients' ``era=`` choices: find it, or force one
 ERAS = ("auto", "modern", "legacy")
@@ -383,7 +388,12 @@ def http_failure(event: ResponseEvent) -> Exception | None:
     if isinstance(event, AuthenticationRequired):
         return PermissionError(f"HTTP {event.status}: authorization required", event)
     if isinstance(event, UnexpectedResponse):
-        return RemoteProtocolError(f"HTTP {event.status}: {event.reason} ({event.era.value})")
+        hint = ""
+        if event.era is Era.LEGACY:  # the matrix's Modern/Legacy row: say what to do
+            hint = "; an initialize-era server, it seems: era='auto' or 'legacy' talks to it"
+        return RemoteProtocolError(
+            f"HTTP {event.status}: {event.reason} ({event.era.value}){hint}"
+        )
     if isinstance(event, ConnectionClosed):
         return ConnectionError("the server closed the connection")
     return None
@@ -402,19 +412,24 @@ class HTTPClientSettings:
     Tools dropped from ``tools/list`` for bad ``x-mcp-header``
     annotations are collected in :attr:`rejected_tools` (HTTP-27).
 
-    ``era`` (issue 16): ``"modern"`` (the default, for now) speaks 2026-07-28 only;
-    ``"auto"`` finds the server's era before the first call (a modern request first, a
-    legacy session on a ``4xx`` with no modern error in its body, HTTP-42); ``"legacy"``
-    opens a 2025-11-25 session at once.  ``probe_timeout`` bounds each wait of the probe;
-    :attr:`outcome` is what it found (``None`` until then).
+    ``era`` (issue 16): ``"auto"`` (the default) finds the server's era before the first
+    call (a modern ``server/discover`` first, a legacy session on a ``4xx`` with no modern
+    error in its body, HTTP-42); ``"modern"`` speaks 2026-07-28 only; ``"legacy"`` opens a
+    2025-11-25 session at once.  ``probe_timeout`` bounds each wait of the probe;
+    :attr:`outcome` is what it found (``None`` until then).  What the probe finds is kept
+    per origin in ``era_cache`` (VER-13; by default :data:`SHARED_ERAS`, one per process):
+    a later client of that origin sends no probe (a known modern server) or opens its
+    session at once (a known legacy one).  The entry is dropped when its assumption fails:
+    a modern request answered as a legacy server answers (HTTP-42) probes again.
     """
 
     def __init__(
         self,
         url: str,
         *,
-        era: Literal["auto", "modern", "legacy"] = "modern",
+        era: Literal["auto", "modern", "legacy"] = "auto",
         probe_timeout: float = 10.0,
+        era_cache: EraCache | None = None,
         timeout: float | None = 60.0,
         capabilities: t.ClientCapabilities | None = None,
         connection: ClientConnection | None = None,
@@ -427,6 +442,9 @@ class HTTPClientSettings:
         self.outcome: Modern | Legacy | None = None
         self.endpoint = Endpoint.parse(url)
         self.address = (self.endpoint.host, self.endpoint.port)
+        self.era_cache = SHARED_ERAS if era_cache is None else era_cache
+        #: the key of this server in :attr:`era_cache`
+        self.origin = f"http://{self.endpoint.authority.lower()}"
         if connection is None:
             connection = ClientConnection(capabilities=capabilities)
         self.conn = connection
@@ -439,6 +457,33 @@ class HTTPClientSettings:
         self.timeout = timeout
         self.pool_size = pool_size
         self.rejected_tools: list[ToolRejected] = []
+
+    def cached_era(self) -> str:
+        """The era mode the probe runs in: ``"modern"`` or ``"legacy"`` when
+        :attr:`era_cache` knows this origin (and ``era="auto"``), else :attr:`_era_mode`."""
+        if self._era_mode != "auto":
+            return self._era_mode
+        known = self.era_cache.get(self.origin)
+        if known is None:
+            return "auto"
+        return "legacy" if isinstance(known, Legacy) else "modern"
+
+    def era_found(self, outcome: Modern | Legacy) -> None:
+        """The probe found ``outcome``: it is :attr:`outcome`, and the cache's."""
+        self.outcome = outcome
+        if self._era_mode == "auto":
+            self.era_cache.put(self.origin, outcome)
+
+    def era_changed(self, event: ResponseEvent) -> bool:
+        """Whether ``event``, the answer to a modern request, says the server is legacy
+        after all (HTTP-42) while ``era="auto"``: the cache entry is dropped, and the
+        caller opens a new binding (:meth:`fresh_session`) and finds the era again."""
+        if self._era_mode != "auto" or self.conn.legacy is not None:
+            return False
+        if not legacy_answer(event):
+            return False
+        self.era_cache.invalidate(self.origin)
+        return True
 
     def fresh_session(self, expired: ClientConnection) -> bool:
         """A ``404`` for a request of ``expired``'s legacy session (LEG-16): replace

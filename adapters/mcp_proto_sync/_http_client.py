@@ -52,16 +52,16 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
     :attr:`rejected_tools` (HTTP-27).  ``headers`` go on every POST
     (``Authorization``...); at most ``pool_size`` idle connections are kept.
 
-    ``era`` (issue 16): ``"modern"`` (the default over HTTP, for now), or as the stdio
-    client's: ``"auto"`` sends a modern ``server/discover`` first and, on a ``4xx``
-    with no modern error in its body (HTTP-42), opens a 2025-11-25 session
-    (``initialize``; the session id and version on every later request);
-    ``"legacy"`` opens one at once.  In a session, the server's requests on a call's
-    stream are answered by POSTs (with the call's ``on_input``), a stream the server
-    closes mid-call is resumed with ``Last-Event-ID`` after its ``retry``, and
-    :meth:`close` ends the session (``DELETE``).  A ``404`` in a session (the server
-    ended it) opens a new one and sends the call again, once.
-    """
+    ``era`` (issue 16), as the stdio client's: ``"auto"`` (the default) sends a modern
+    ``server/discover`` first and, on a ``4xx`` with no modern error in its body (HTTP-42),
+    opens a 2025-11-25 session (``initialize``; the session id and version on every later
+    request, and the GET stream); ``"legacy"`` opens one at once, ``"modern"`` never does;
+    ``era_cache`` keeps what was found per origin
+    (:class:`~mcp_proto_runtime.HTTPClientSettings`).  In a session, the server's requests
+    on a call's stream are answered by POSTs (with the call's ``on_input``), a stream the
+    server closes mid-call is resumed with ``Last-Event-ID`` after its ``retry``, and
+    :meth:`close` ends the session (``DELETE``).  A ``404`` in a session (the server ended
+    it) opens a new one and sends the call again, once."""
 
     def __init__(self, url: str, **options: Any) -> None:
         super().__init__(url, **options)
@@ -73,7 +73,12 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
     # -- the era (issue 16) ---------------------------------------------------
 
     def _find_era(self, deadline: float | None) -> m.Modern | m.Legacy:
-        probe = era_probe(self.conn, self._era_mode, "http")
+        mode = self.cached_era()
+        if mode == "modern":  # a modern server, known from the era cache: no probe
+            self.era_found(m.Modern(version=self.conn.protocol_version))
+            assert self.outcome is not None
+            return self.outcome
+        probe = era_probe(self.conn, mode, "http")
         step: Any = probe.start()
         if step is None:  # a modern request first: server/discover (HTTP-42)
             request = self.conn.discover_request()
@@ -96,6 +101,7 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
         if isinstance(step, m.Legacy):
             self._post_aside(self.http.answer(step.initialized))  # LEG-03: before anything
             self._open_stream()
+        self.era_found(step)
         return step
 
     def _next_event(self, link: _Link, deadline: float | None) -> Any:
@@ -268,6 +274,9 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
             if legacy and legacy_answer(event):
                 self._cancel(id, "ended")  # the answer of a legacy server: the probe is over
                 return event
+            if not legacy and self.era_changed(event):  # a legacy server now: find it again
+                self._cancel(id, "ended")
+                raise self._session_ended()
             self._raise_for(id, event)
             if getattr(event, "id", None) == id:
                 if not isinstance(event, m.SubscriptionAcknowledged):

@@ -1,0 +1,145 @@
+"""The HTTP clients' era probe, its cache per origin and the re-probe (issue 16; VER-13,
+HTTP-42, LEG-13, LEG-16), on each adapter, against a recording legacy peer.
+
+The peer is a small ``initialize``-era Streamable HTTP server made of the standard
+library's ``http.server``: a request without a session gets ``400`` with a plain body
+(as the official SDKs answer a ``server/discover``), ``initialize`` opens a session, the
+GET stream is refused (``405``), ``tools/list`` answers one tool, ``DELETE`` ends the
+session.  It records each request's method, so what a client sent is the test's to read.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+import mcp_proto as m
+
+from .test_interop_legacy_client import drive
+
+SESSION = "s-0123456789abcdef"
+
+
+class LegacyPeer(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    seen: list[str]
+
+    def log_message(self, *args: Any) -> None:
+        pass  # quiet
+
+    def _reply(self, status: int, body: bytes = b"", *headers: tuple[str, str]) -> None:
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_POST(self) -> None:
+        message = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        method = message.get("method", "(answer)")
+        self.seen.append(method)
+        session = self.headers.get("mcp-session-id")
+        if method == "initialize":
+            result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                      "serverInfo": {"name": "recording-peer", "version": "1"}}  # fmt: skip
+            body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result})
+            self._reply(200, body.encode(), ("content-type", "application/json"),
+                        ("mcp-session-id", SESSION))  # fmt: skip
+        elif session != SESSION:
+            self._reply(400, b"Bad Request: No valid session ID provided")
+        elif "id" not in message:
+            self._reply(202)
+        else:
+            tools = [{"name": "only", "inputSchema": {"type": "object"}}]
+            body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {"tools": tools}})
+            self._reply(200, body.encode(), ("content-type", "application/json"))
+
+    def do_GET(self) -> None:
+        self.seen.append("GET")
+        self._reply(405)
+
+    def do_DELETE(self) -> None:
+        self.seen.append("DELETE")
+        self._reply(200)
+
+
+@pytest.fixture
+def peer() -> Iterator[tuple[str, list[str]]]:
+    seen: list[str] = []
+    handler = type("Recording", (LegacyPeer,), {"seen": seen})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/mcp", seen
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(10)
+
+
+async def listed(client: Any, call: Any) -> Any:
+    tools = await call(client.list_tools)
+    return [tool.name for tool in tools], client.era, client.protocol_version
+
+
+SESSION_OPENING = ["initialize", "notifications/initialized"]
+
+
+def sent(seen: list[str]) -> list[str]:
+    """The POSTs and the DELETE in order; the one GET (the session's stream, on a
+    connection of its own, so its place among later requests is the scheduler's) after
+    ``notifications/initialized``."""
+    assert seen.count("GET") == 1 and seen.index("GET") > seen.index("notifications/initialized")
+    return [method for method in seen if method != "GET"]
+
+
+@pytest.mark.parametrize("adapter", ["sync", "asyncio", "trio"])
+def test_ver13_http42_the_probe_runs_once_per_origin(
+    adapter: str, peer: tuple[str, list[str]]
+) -> None:
+    """The first client probes (``server/discover``, refused as a legacy server refuses)
+    and opens a session; a second client of the origin, sharing the cache, opens its
+    session at once.  Each asks for the GET stream (refused: 405) and DELETEs at close."""
+    url, seen = peer
+    cache = m.EraCache()
+    assert drive(adapter, url, listed, era_cache=cache, timeout=10) == (
+        ["only"], "legacy", "2025-11-25")  # fmt: skip
+    assert sent(seen) == ["server/discover", *SESSION_OPENING, "tools/list", "DELETE"]
+    assert isinstance(cache.get(url.rsplit("/", 1)[0]), m.Legacy)
+    seen.clear()
+    assert drive(adapter, url, listed, era_cache=cache, timeout=10)[1] == "legacy"
+    assert sent(seen) == [*SESSION_OPENING, "tools/list", "DELETE"]  # no probe this time
+
+
+@pytest.mark.parametrize("adapter", ["sync", "asyncio", "trio"])
+def test_ver13_a_cached_modern_era_that_fails_is_probed_again(
+    adapter: str, peer: tuple[str, list[str]]
+) -> None:
+    """The cache says modern (the server was, once): the call goes out modern, comes back
+    as a legacy server's 400, and the client drops the entry, probes, opens a session and
+    sends the call again, within the call."""
+    url, seen = peer
+    cache = m.EraCache()
+    origin = url.rsplit("/", 1)[0]
+    cache.put(origin, m.Modern(version="2026-07-28"))
+    assert drive(adapter, url, listed, era_cache=cache, timeout=10)[:2] == (["only"], "legacy")
+    assert sent(seen) == ["tools/list", "server/discover", *SESSION_OPENING, "tools/list",
+                          "DELETE"]  # fmt: skip
+    assert isinstance(cache.get(origin), m.Legacy)
+
+
+@pytest.mark.parametrize("adapter", ["sync", "asyncio", "trio"])
+def test_era_modern_never_falls_back(adapter: str, peer: tuple[str, list[str]]) -> None:
+    """``era="modern"`` (a modern-only client) against a legacy server: the 400 is an
+    error naming the era, and no ``initialize`` is sent (the matrix's Modern/Legacy row)."""
+    url, seen = peer
+    with pytest.raises(m.RemoteProtocolError, match=r"HTTP 400.*era='auto' or 'legacy'"):
+        drive(adapter, url, listed, era="modern", era_cache=m.EraCache(), timeout=10)
+    assert seen == ["tools/list"]
