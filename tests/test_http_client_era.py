@@ -10,8 +10,10 @@ session.  It records each request's method, so what a client sent is the test's 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -55,6 +57,12 @@ class LegacyPeer(BaseHTTPRequestHandler):
             self._reply(400, b"Bad Request: No valid session ID provided")
         elif "id" not in message:
             self._reply(202)
+        elif method == "tools/call":  # slow: the client gives up first
+            time.sleep(1.5)
+            with contextlib.suppress(OSError):
+                self._reply(
+                    200, b'{"jsonrpc":"2.0","id":%d,"result":{"content":[]}}' % message["id"]
+                )
         else:
             tools = [{"name": "only", "inputSchema": {"type": "object"}}]
             body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {"tools": tools}})
@@ -143,3 +151,22 @@ def test_era_modern_never_falls_back(adapter: str, peer: tuple[str, list[str]]) 
     with pytest.raises(m.RemoteProtocolError, match=r"HTTP 400.*era='auto' or 'legacy'"):
         drive(adapter, url, listed, era="modern", era_cache=m.EraCache(), timeout=10)
     assert seen == ["tools/list"]
+
+
+@pytest.mark.parametrize("adapter", ["sync", "asyncio", "trio"])
+def test_leg09_a_call_given_up_in_a_session_is_cancelled_by_a_post(
+    adapter: str, peer: tuple[str, list[str]]
+) -> None:
+    """In 2025-11-25 a closed stream is no cancellation: a call that times out is followed
+    by a ``notifications/cancelled`` POST (on the async adapters in the background)."""
+    url, seen = peer
+
+    async def slow(client: Any, call: Any) -> Any:
+        with pytest.raises(TimeoutError):
+            await call(client.call_tool, "slow", timeout=0.3)
+        await call(client.list_tools)  # the session goes on
+        return None
+
+    drive(adapter, url, slow, era="legacy", era_cache=m.EraCache(), timeout=10)
+    assert "notifications/cancelled" in seen
+    assert seen.index("notifications/cancelled") > seen.index("tools/call")

@@ -189,6 +189,27 @@ def test_leg09_a_cancel_is_posted_in_a_legacy_session() -> None:
     assert accepted.status == 202 and accepted.resumed is ex
 
 
+def test_leg09_cancel_is_a_post_in_a_session_and_nothing_for_a_modern_request() -> None:
+    server, client = opened()
+    request = call(client)
+    post = client.send(request)
+    ex, _ = serve(server, post)
+    cancel = client.cancel(request.id, "timed out")
+    assert cancel is not None and cancel.request is None  # a notification: no answer
+    sent = orjson.loads(cancel.body)
+    assert sent["method"] == "notifications/cancelled"
+    assert sent["params"] == {"requestId": request.id, "reason": "timed out"}
+    assert request.id not in client.connection.in_flight()  # retired: a late answer drops
+    assert client.cancel(request.id) is None  # once
+    _, accepted = serve(server, cancel)
+    assert accepted.status == 202 and accepted.resumed is ex
+    modern = HTTPClient(m.ClientConnection())
+    ask = m.Request(id=modern.connection.next_id(), method="tools/list",
+                    params=t.PaginatedRequestParams())  # fmt: skip
+    modern.send(ask)
+    assert modern.cancel(ask.id) is None  # closing its response is the cancellation
+
+
 def test_what_a_legacy_http_client_refuses_or_has_nothing_to_post_for() -> None:
     client = HTTPClient(m.ClientConnection())
     with pytest.raises(m.LocalProtocolError, match="LEG-13"):

@@ -281,7 +281,16 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
         finally:
             self._inputs.pop(first, None)
             if link is not None:
-                self._drop(link)  # closing the response cancels the request (HTTP-12)
+                self._abandon(call.request.id, link)
+
+    def _abandon(self, id: t.RequestId, link: Link) -> None:
+        """Request ``id`` ends unanswered: closing its response cancels it (HTTP-12); in a
+        legacy session a ``notifications/cancelled`` is POSTed too (LEG-09), in the
+        background, so that a caller being cancelled need not wait for it."""
+        notice = self.http.cancel(id, "abandoned")
+        self._drop(link)
+        if notice is not None:
+            self._spawn(lambda: self._post_aside(notice))
 
     async def _round(self, request: RequestEvent, limit: float, *, legacy: bool = True) -> Any:
         link: Link | None = None
@@ -335,7 +344,7 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
                 elif getattr(event, "id", None) == id:
                     return link, event
         except BaseException:
-            self._drop(link)
+            self._abandon(id, link)  # (this call's link, which a resume may have changed)
             raise
 
     async def _open_stream(self) -> None:

@@ -229,11 +229,13 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
 
     def _cancel(self, id: t.RequestId, reason: str) -> None:
         link = self._active.pop(id, None)
+        notice = self.http.cancel(id, reason) if link is not None else None  # LEG-09
         if link is None and id in self.conn.in_flight():
             self.conn.cancel(id, reason)  # it never reached a connection: just retire the id
         if link is not None:
             link[1].close()  # closing the response is the cancellation (HTTP-12)
             link[0].close()
+        self._post_aside(notice)  # in a legacy session, closing is not: say so (LEG-09)
 
     def _retire(self, id: t.RequestId) -> None:
         sock, hconn = self._active.pop(id)

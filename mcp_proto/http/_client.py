@@ -283,6 +283,17 @@ class HTTPClient:
         after ``interrupted.last_event_id``, then the rest, ending with the answer."""
         return self._get(interrupted.last_event_id, interrupted.request)
 
+    def cancel(self, id: t.RequestId, reason: str | None = None) -> HTTPPost | None:
+        """What cancels in-flight request ``id`` beside closing its response: in a legacy
+        session the POST of ``notifications/cancelled`` (LEG-09: in 2025-11-25 a closed
+        stream is not a cancellation), which retires the id; ``None`` when closing is the
+        cancellation (a modern request, HTTP-12) or ``id`` is not in flight."""
+        connection = self.connection
+        if connection.legacy is None or id not in connection.in_flight():
+            return None
+        params = t.CancelledNotificationParams(request_id=id, reason=reason)
+        return self.send(Notification(method="notifications/cancelled", params=params))
+
     def end_session(self) -> HTTPPost | None:
         """The ``DELETE`` that ends the legacy session (LEG-16), or ``None`` with none open."""
         if self.session_id is None:
