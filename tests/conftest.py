@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -28,3 +30,26 @@ def spec_examples() -> list[tuple[str, Path]]:
 
 def load_json(path: Path) -> Any:
     return json.loads(path.read_text())
+
+
+@pytest.fixture(scope="session")
+def ts_sdk() -> tuple[str, Path]:
+    """``node`` and the folder of the TypeScript SDK 1.x test peers
+    (``tests/peers/ts_legacy``: a client and a server), its package installed once with
+    ``npm ci`` from the lock file; skipped without node and npm."""
+    npm, node = shutil.which("npm"), shutil.which("node")
+    folder = Path(__file__).parent / "peers" / "ts_legacy"
+    if npm is None or node is None:
+        pytest.skip("node and npm are needed for the TypeScript SDK's peers")
+    if not (folder / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
+        done = subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        if done.returncode != 0:
+            pytest.skip(f"the TypeScript SDK could not be installed: {done.stderr[-300:]}")
+    return node, folder

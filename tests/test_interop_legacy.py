@@ -4,7 +4,7 @@
 client runs in an environment of its own (``uv run --isolated --with mcp==1.30.0``, made
 once and cached by uv); the TypeScript SDK's client (``@modelcontextprotocol/sdk``
 1.32.2, the latest 1.x) is installed by the fixture below with ``npm ci`` from the lock
-file in ``tests/peers/ts_legacy_client``.  Each reports what it saw as JSON.  Each
+file in ``tests/peers/ts_legacy``.  Each reports what it saw as JSON.  Each
 drives the everything example on each adapter, over stdio and over Streamable HTTP:
 initialize (LEG-01/02/05), list, a call with progress, an elicitation and a sampling
 round asked of it as real requests (the MRTR bridge), the cancellation of a call
@@ -36,27 +36,11 @@ LEGACY_SDK = "mcp==1.30.0"
 UV = shutil.which("uv")
 
 
-TS_CLIENT = PEERS / "ts_legacy_client"
-NPM, NODE = shutil.which("npm"), shutil.which("node")
-
-
 @pytest.fixture(scope="session")
-def ts_client() -> list[str]:
-    """The command of the TypeScript SDK's legacy client, once its package is installed."""
-    if NPM is None or NODE is None:
-        pytest.skip("node and npm are needed for the TypeScript SDK's client")
-    if not (TS_CLIENT / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
-        done = subprocess.run(
-            [NPM, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-            cwd=TS_CLIENT,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-        if done.returncode != 0:
-            pytest.skip(f"the TypeScript SDK could not be installed: {done.stderr[-300:]}")
-    return [NODE, str(TS_CLIENT / "client.mjs")]
+def ts_client(ts_sdk: tuple[str, Path]) -> list[str]:
+    """The command of the TypeScript SDK's legacy client (``conftest.ts_sdk``)."""
+    node, folder = ts_sdk
+    return [node, str(folder / "client.mjs")]
 
 
 def run_ts_client(command: list[str]) -> dict[str, Any]:

@@ -199,26 +199,31 @@ def name_answer(event: m.InputRequired) -> dict[str, Any]:
             for k in event.input_requests}  # fmt: skip
 
 
-def drive(adapter: str, url: str, scenario: Any, **options: Any) -> Any:
-    """Run ``scenario(client, call)`` on ``adapter``'s HTTP client for ``url``; ``call(fn,
-    *args)`` calls a client method, awaited or not.  The client is closed afterwards."""
+def drive(adapter: str, target: str | list[str], scenario: Any, **options: Any) -> Any:
+    """Run ``scenario(client, call)`` on ``adapter``'s client for ``target`` (a URL: the
+    HTTP client; a command: the stdio one); ``call(fn, *args)`` calls a client method,
+    awaited or not.  The client is closed afterwards."""
     if adapter == "sync":
+        sync_open = (
+            mcp_proto_sync.Client.http if isinstance(target, str) else mcp_proto_sync.Client.stdio
+        )
 
         async def run_sync() -> Any:
             async def call(fn: Any, *args: Any, **kw: Any) -> Any:
                 return fn(*args, **kw)
 
-            with mcp_proto_sync.Client.http(url, **options) as client:
+            with sync_open(target, **options) as client:
                 return await scenario(client, call)
 
         return anyio.run(run_sync)
     module: Any = mcp_proto_asyncio if adapter == "asyncio" else mcp_proto_trio
+    async_open = module.Client.http if isinstance(target, str) else module.Client.stdio
 
     async def run() -> Any:
         async def call(fn: Any, *args: Any, **kw: Any) -> Any:
             return await fn(*args, **kw)
 
-        async with module.Client.http(url, **options) as client:
+        async with async_open(target, **options) as client:
             return await scenario(client, call)
 
     return anyio.run(run, backend=adapter)
@@ -308,6 +313,86 @@ def test_leg21_the_http_client_finds_a_legacy_sdk_server(
             return await session(client, lambda: call(client.connect), call)
 
         check(drive(adapter, url, scenario, era="auto", capabilities=CAPS, timeout=20))
+    finally:
+        server.kill()
+        server.wait(10)
+
+
+# -- the official TypeScript SDK's 1.x server, over stdio and HTTP --------------
+
+
+@pytest.fixture(scope="module")
+def ts_server(ts_sdk: tuple[str, Path]) -> list[str]:
+    """The command of the TypeScript SDK's legacy server (``conftest.ts_sdk``)."""
+    node, folder = ts_sdk
+    return [node, str(folder / "server.mjs")]
+
+
+ALL_INPUT = t.ClientCapabilities(
+    elicitation=t.ClientCapabilitiesElicitation(),
+    roots=t.ClientCapabilitiesRoots(),
+    sampling=t.ClientCapabilitiesSampling(),
+)
+
+
+def every_answer(event: m.InputRequired) -> dict[str, Any]:
+    out = answer(event)
+    for key, request in event.input_requests.items():
+        if isinstance(request, t.CreateMessageRequest):
+            text = t.TextContent(text="Paris")
+            out[key] = t.CreateMessageResult(role="assistant", content=text, model="m")
+    return out
+
+
+async def ts_session(client: Any, call: Any) -> dict[str, Any]:
+    """What a client saw of the TypeScript server: era, calls, the server's requests
+    answered by ``on_input``, the log level set, and a call given up that the server saw
+    cancelled (LEG-09)."""
+    report: dict[str, Any] = {}
+    outcome = await call(client.connect)
+    report["era"] = (client.era, client.protocol_version, outcome.server_info.name)
+    report["tools"] = sorted(tool.name for tool in await call(client.list_tools))
+    seen: list[float] = []
+    echoed = await call(client.call_tool, "echo", {"text": "hi"},
+                        on_progress=lambda p: seen.append(p.progress))  # fmt: skip
+    report["echo"] = (echoed.content[0].text, seen)
+    for name in ("ask", "sample", "roots"):
+        report[name] = (await call(client.call_tool, name, on_input=every_answer)).content[0].text
+    report["level"] = await call(client.request, "logging/setLevel", {"level": "debug"})
+    with pytest.raises(TimeoutError):
+        await call(client.call_tool, "slow", timeout=0.5)
+    for _ in range(20):  # the cancel is on its way (in the background on async HTTP)
+        report["cancelled"] = (await call(client.call_tool, "cancelled")).content[0].text
+        if report["cancelled"] == "true":
+            break
+        await anyio.sleep(0.1)
+    return report
+
+
+def ts_check(report: dict[str, Any]) -> None:
+    assert report["era"] == ("legacy", "2025-11-25", "ts-legacy-peer")
+    assert report["tools"] == ["ask", "bump", "cancelled", "echo", "roots", "sample", "slow"]
+    assert report["echo"] == ("hi", [1])
+    assert report["ask"] == "hello Ada" and report["sample"] == "Paris"
+    assert report["roots"] == "file:///work"  # over HTTP: asked on the session's GET stream
+    assert report["level"] is None  # logging/setLevel answered {}
+    assert report["cancelled"] == "true"
+
+
+@pytest.mark.parametrize("adapter", ["sync", "asyncio", "trio"])
+def test_leg21_the_typescript_sdk_server_over_stdio(adapter: str, ts_server: list[str]) -> None:
+    options = {"stderr": subprocess.DEVNULL, "capabilities": ALL_INPUT, "timeout": 20}
+    ts_check(drive(adapter, ts_server, ts_session, **options))
+
+
+@pytest.mark.parametrize("adapter", ["sync", "asyncio", "trio"])
+def test_leg21_the_typescript_sdk_server_over_http(adapter: str, ts_server: list[str]) -> None:
+    port = free_port()
+    server = serving([*ts_server, "--http", str(port)], port)
+    try:
+        url = f"http://127.0.0.1:{port}/mcp"
+        ts_check(drive(adapter, url, ts_session, capabilities=ALL_INPUT, timeout=20,
+                       era_cache=m.EraCache()))  # fmt: skip
     finally:
         server.kill()
         server.wait(10)

@@ -77,9 +77,9 @@ class AsyncCalls:
         async with self._era_lock:
             if self.outcome is not None:  # (another call found it meanwhile)
                 return
-            mode = self.cached_era()
+            mode = self._cached_era()
             if mode == "modern":
-                self.era_found(Modern(version=self.conn.protocol_version))
+                self._era_found(Modern(version=self.conn.protocol_version))
                 return
             probe = era_probe(self.conn, mode, self._transport)
             try:
@@ -93,13 +93,13 @@ class AsyncCalls:
             assert isinstance(step, Modern | Legacy)
             if isinstance(step, Legacy):
                 await self._tell(step.initialized)  # LEG-03: before anything else
-            self.era_found(step)
+            self._era_found(step)
 
-    def cached_era(self) -> str:
+    def _cached_era(self) -> str:
         """The mode the probe runs in (an HTTP client asks its era cache first)."""
         return self._era_mode
 
-    def era_found(self, outcome: Modern | Legacy) -> None:
+    def _era_found(self, outcome: Modern | Legacy) -> None:
         """The probe found ``outcome`` (an HTTP client remembers it for its origin)."""
         self.outcome = outcome
 

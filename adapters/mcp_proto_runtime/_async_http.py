@@ -204,7 +204,7 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
             link.conn.busy
             or self._closed
             or len(self._idle) >= self.pool_size
-            or self.stale_binding(link.conn)  # a legacy session's that ended (404)
+            or self._stale_binding(link.conn)  # a legacy session's that ended (404)
         ):
             self._drop(link)
         else:
@@ -240,7 +240,7 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
             except _Expired:
                 if self._stream is not None:
                     self._drop(self._stream)  # the old session's
-                self.fresh_session(conn)
+                self._fresh_session(conn)
                 self.outcome = None  # found again: initialize, then the call once more
                 for link in self._idle:
                     self._drop(link)
@@ -321,7 +321,7 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
                 event = await link.next_event()
                 if legacy and legacy_answer(event):
                     return link, event
-                if not legacy and self.era_changed(event):  # a legacy server now
+                if not legacy and self._era_changed(event):  # a legacy server now
                     raise _Expired
                 if isinstance(event, ToolRejected):
                     self.rejected_tools.append(event)

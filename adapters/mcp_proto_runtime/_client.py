@@ -458,7 +458,7 @@ class HTTPClientSettings:
         self.pool_size = pool_size
         self.rejected_tools: list[ToolRejected] = []
 
-    def cached_era(self) -> str:
+    def _cached_era(self) -> str:
         """The era mode the probe runs in: ``"modern"`` or ``"legacy"`` when
         :attr:`era_cache` knows this origin (and ``era="auto"``), else :attr:`_era_mode`."""
         if self._era_mode != "auto":
@@ -468,16 +468,16 @@ class HTTPClientSettings:
             return "auto"
         return "legacy" if isinstance(known, Legacy) else "modern"
 
-    def era_found(self, outcome: Modern | Legacy) -> None:
+    def _era_found(self, outcome: Modern | Legacy) -> None:
         """The probe found ``outcome``: it is :attr:`outcome`, and the cache's."""
         self.outcome = outcome
         if self._era_mode == "auto":
             self.era_cache.put(self.origin, outcome)
 
-    def era_changed(self, event: ResponseEvent) -> bool:
+    def _era_changed(self, event: ResponseEvent) -> bool:
         """Whether ``event``, the answer to a modern request, says the server is legacy
         after all (HTTP-42) while ``era="auto"``: the cache entry is dropped, and the
-        caller opens a new binding (:meth:`fresh_session`) and finds the era again."""
+        caller opens a new binding (:meth:`_fresh_session`) and finds the era again."""
         if self._era_mode != "auto" or self.conn.legacy is not None:
             return False
         if not legacy_answer(event):
@@ -485,14 +485,14 @@ class HTTPClientSettings:
         self.era_cache.invalidate(self.origin)
         return True
 
-    def fresh_session(self, expired: ClientConnection) -> bool:
+    def _fresh_session(self, expired: ClientConnection) -> bool:
         """A ``404`` for a request of ``expired``'s legacy session (LEG-16): replace
         :attr:`conn` and :attr:`http` with new ones (the same capabilities, client info
         and version; no session yet), so that the next request opens a new session.
 
         False when that was done already (another call saw the ``404`` first).
         Connections made for the old binding must not carry new requests: an adapter
-        drops them (:meth:`stale_binding`).
+        drops them (:meth:`_stale_binding`).
         """
         if expired is not self.conn:
             return False
@@ -509,7 +509,7 @@ class HTTPClientSettings:
         )
         return True
 
-    def stale_binding(self, link: HTTPClientConnection) -> bool:
+    def _stale_binding(self, link: HTTPClientConnection) -> bool:
         """Whether connection ``link`` was made for a binding since replaced
-        (:meth:`fresh_session`): it carries the old session's id, so it is not reused."""
+        (:meth:`_fresh_session`): it carries the old session's id, so it is not reused."""
         return link.client is not self.http

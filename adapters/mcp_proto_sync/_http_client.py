@@ -73,9 +73,9 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
     # -- the era (issue 16) ---------------------------------------------------
 
     def _find_era(self, deadline: float | None) -> m.Modern | m.Legacy:
-        mode = self.cached_era()
+        mode = self._cached_era()
         if mode == "modern":  # a modern server, known from the era cache: no probe
-            self.era_found(m.Modern(version=self.conn.protocol_version))
+            self._era_found(m.Modern(version=self.conn.protocol_version))
             assert self.outcome is not None
             return self.outcome
         probe = era_probe(self.conn, mode, "http")
@@ -101,7 +101,7 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
         if isinstance(step, m.Legacy):
             self._post_aside(self.http.answer(step.initialized))  # LEG-03: before anything
             self._open_stream()
-        self.era_found(step)
+        self._era_found(step)
         return step
 
     def _next_event(self, link: _Link, deadline: float | None) -> Any:
@@ -187,14 +187,14 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
         except (OSError, m.LocalProtocolError):
             sock.close()
             return
-        if link[1].busy or len(self._idle) >= self.pool_size or self.stale_binding(link[1]):
+        if link[1].busy or len(self._idle) >= self.pool_size or self._stale_binding(link[1]):
             link[0].close()
         else:
             self._idle.append(link)
 
     def _session_ended(self) -> SessionLost:
         """A ``404`` in the legacy session: a new binding, for a new session (LEG-16)."""
-        self.fresh_session(self.conn)
+        self._fresh_session(self.conn)
         self.outcome = None
         self._close_stream()
         for sock, _ in self._idle:
@@ -239,7 +239,7 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
 
     def _retire(self, id: t.RequestId) -> None:
         sock, hconn = self._active.pop(id)
-        if hconn.busy or len(self._idle) >= self.pool_size or self.stale_binding(hconn):
+        if hconn.busy or len(self._idle) >= self.pool_size or self._stale_binding(hconn):
             sock.close()  # mid-response (an SSE stream's tail), too many, or the old session's
         else:
             self._idle.append((sock, hconn))
@@ -276,7 +276,7 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
             if legacy and legacy_answer(event):
                 self._cancel(id, "ended")  # the answer of a legacy server: the probe is over
                 return event
-            if not legacy and self.era_changed(event):  # a legacy server now: find it again
+            if not legacy and self._era_changed(event):  # a legacy server now: find it again
                 self._cancel(id, "ended")
                 raise self._session_ended()
             self._raise_for(id, event)

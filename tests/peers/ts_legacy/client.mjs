@@ -1,7 +1,7 @@
 // A legacy (initialize-era) client: the official TypeScript SDK's 1.x line.
 //
-//     node tests/peers/ts_legacy_client/client.mjs CMD...        (a stdio server)
-//     node tests/peers/ts_legacy_client/client.mjs --http URL    (Streamable HTTP)
+//     node tests/peers/ts_legacy/client.mjs CMD...        (a stdio server)
+//     node tests/peers/ts_legacy/client.mjs --http URL    (Streamable HTTP)
 //
 // It talks to the everything example the 2025-11-25 way and prints one JSON object of
 // what it saw (tests/test_interop_legacy.py reads it).  Its dependency is installed by
