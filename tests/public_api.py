@@ -42,6 +42,7 @@ PINNED = {
         "LEGACY_VERSIONS",
         "LOG_LEVELS",
         "Legacy",
+        "LegacyListen",
         "LocalProtocolError",
         "METHODS",
         "METHOD_NOT_FOUND",

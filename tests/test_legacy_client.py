@@ -254,3 +254,49 @@ def test_initialize_ids_follow_the_id_rules() -> None:
     client.send(call(client))
     with pytest.raises(m.LocalProtocolError, match="BASE-06"):
         client.send(m.Request(id=1, method="initialize", params=None))
+
+
+# -- listens mapped on the session (issue 16) -----------------------------------
+
+
+def legacy_caps(**caps: Any) -> Any:
+    from mcp_proto.types import legacy as lt
+
+    return m.structure(caps, lt.ServerCapabilities)
+
+
+def test_a_listen_keeps_what_the_servers_capabilities_can_send() -> None:
+    wanted = t.SubscriptionFilter(tools_list_changed=True, prompts_list_changed=True,
+                                  resources_list_changed=True,
+                                  resource_subscriptions=["a://1", "a://2", "a://1"])  # fmt: skip
+    full = m.LegacyListen(wanted, legacy_caps(tools={"listChanged": True},
+                          prompts={"listChanged": True},
+                          resources={"listChanged": True, "subscribe": True}))  # fmt: skip
+    assert full.subscribe == ("a://1", "a://2")  # once each
+    assert full.honoured == t.SubscriptionFilter(
+        tools_list_changed=True, prompts_list_changed=True, resources_list_changed=True,
+        resource_subscriptions=["a://1", "a://2"])  # fmt: skip
+    bare = m.LegacyListen(wanted, legacy_caps(tools={}, resources={"listChanged": False}))
+    assert bare.subscribe == () and bare.honoured == t.SubscriptionFilter()  # SUB-07: less
+    unasked = m.LegacyListen(t.SubscriptionFilter(), legacy_caps(tools={"listChanged": True}))
+    assert unasked.honoured == t.SubscriptionFilter()
+
+
+def test_a_listen_takes_the_session_notifications_it_asked_for() -> None:
+    wanted = t.SubscriptionFilter(tools_list_changed=True, resource_subscriptions=["a://1"])
+    caps = legacy_caps(
+        tools={"listChanged": True}, prompts={"listChanged": True}, resources={"subscribe": True}
+    )
+    listen = m.LegacyListen(wanted, caps)
+
+    def note(method: str, params: Any = None) -> m.Notification:
+        return m.Notification(method=method, params=params)
+
+    assert listen.matches(note("notifications/tools/list_changed"))
+    assert not listen.matches(note("notifications/prompts/list_changed"))  # not asked
+    assert not listen.matches(note("notifications/resources/list_changed"))
+    typed = t.ResourceUpdatedNotificationParams(uri="a://1")
+    assert listen.matches(note("notifications/resources/updated", typed))
+    assert listen.matches(note("notifications/resources/updated", {"uri": "a://1"}))
+    assert not listen.matches(note("notifications/resources/updated", {"uri": "a://2"}))
+    assert not listen.matches(note("notifications/message", {"level": "info", "data": 1}))

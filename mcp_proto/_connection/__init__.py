@@ -48,6 +48,7 @@ from ._extensions import Extension
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
 from ._guards import GUARDS, RECEIVED, GuardConfig, narrowed
 from ._legacy import is_modern
+from ._legacy_listen import LegacyListen
 from ._requests import (
     DEFAULT_REFUSAL,
     DROP,
@@ -90,6 +91,7 @@ __all__ = [
     "is_modern",
     "MODERN_ERRORS",
     "EraCache",
+    "LegacyListen",
     "EraOutcome",
     "EraProbe",
     "Incompatible",
