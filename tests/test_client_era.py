@@ -126,10 +126,14 @@ def test_era_modern_sends_no_probe_and_legacy_no_discover(adapter: str) -> None:
 
 
 @pytest.mark.parametrize("adapter", ADAPTERS)
-def test_a_listen_has_no_legacy_form(adapter: str) -> None:
+def test_sub07_a_legacy_listen_keeps_only_what_the_server_announces(adapter: str) -> None:
+    """The peer declares no list changes: the listen is mapped on the session and honours
+    nothing (SUB-07), with no request sent for it."""
+
     async def body(client: Any, call: Any) -> Any:
-        with pytest.raises(m.LocalProtocolError, match="no legacy form"):
-            await call(client.listen, t.SubscriptionFilter(tools_list_changed=True))
+        sub = await call(client.listen, t.SubscriptionFilter(tools_list_changed=True))
+        assert sub.honoured == t.SubscriptionFilter() and client.era == "legacy"
+        await call(sub.aclose if adapter != "sync" else sub.close)
 
     run(adapter, "legacy-asks", body)
 

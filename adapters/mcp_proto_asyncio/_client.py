@@ -24,7 +24,6 @@ from mcp_proto_runtime import (
     StreamCalls,
     Subscription,
     check_era,
-    owner_of,
 )
 
 if TYPE_CHECKING:
@@ -70,6 +69,7 @@ class Client(StreamCalls[asyncio.Queue[_Routed]]):
         self.outcome: m.Modern | m.Legacy | None = None
         self._era_lock = asyncio.Lock()
         self._inputs = {}
+        self._legacy_listens = {}
         self.process = process
         self.timeout = timeout
         self._reader = reader
@@ -155,10 +155,10 @@ class Client(StreamCalls[asyncio.Queue[_Routed]]):
                         return
                     if await self._answered(event):  # a legacy server's request
                         continue
-                    owner = owner_of(event)
-                    queue = self._waiters.get(owner) if owner is not None else None
-                    if queue is not None:
-                        queue.put_nowait(event)
+                    for owner in self._owners(event):
+                        queue = self._waiters.get(owner)
+                        if queue is not None:
+                            queue.put_nowait(event)
                 if not chunk:
                     return
         except (m.RemoteProtocolError, OSError) as e:

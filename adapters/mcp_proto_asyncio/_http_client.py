@@ -93,3 +93,19 @@ class HTTPClientSession(AsyncHTTPSession):
 
     async def _reap(self) -> None:
         await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def _new_mailbox(self) -> _Mailbox:
+        return _Mailbox()
+
+
+class _Mailbox:
+    """A legacy listen's notifications, put by the GET stream's reader."""
+
+    def __init__(self) -> None:
+        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+
+    def put(self, item: Any) -> None:
+        self._queue.put_nowait(item)
+
+    async def get(self) -> Any:
+        return await self._queue.get()

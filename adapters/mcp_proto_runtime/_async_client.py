@@ -7,7 +7,7 @@ client's methods, so it runs under either event loop and holds no I/O of its own
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from contextlib import AbstractAsyncContextManager
+from contextlib import AbstractAsyncContextManager, suppress
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from mcp_proto import (
@@ -16,6 +16,8 @@ from mcp_proto import (
     EraOutcome,
     EraProbe,
     Legacy,
+    LegacyListen,
+    McpError,
     Modern,
     Notification,
     Request,
@@ -37,6 +39,7 @@ from ._client import (
     legacy_answer,
     legacy_reply,
     outcome_of,
+    owner_of,
     probe_outcome,
 )
 
@@ -140,6 +143,48 @@ class AsyncCalls:
         with ``legacy`` an HTTP error status the binding reads as a legacy server's is
         returned (a stream has no status: there it changes nothing)."""
         raise NotImplementedError
+
+    # -- listens in a legacy session (issue 16) ------------------------------
+
+    #: the listens of a legacy session, by their client-made ids: what each takes
+    _legacy_listens: dict[t.RequestId, LegacyListen]
+    _legacy_count = 0
+
+    async def _listen_legacy(
+        self, wanted: t.SubscriptionFilter, outcome: Legacy, limit: float | None
+    ) -> Subscription:
+        """A listen mapped on the session (:class:`~mcp_proto.LegacyListen`): a
+        ``resources/subscribe`` for each resource the server lets us subscribe to, then
+        the session's notifications that belong to it.  No request carries its id."""
+        plan = LegacyListen(wanted, outcome.result.capabilities)
+        for uri in plan.subscribe:
+            await self.request("resources/subscribe", {"uri": uri}, timeout=limit)
+        self._legacy_count += 1
+        id = f"legacy-listen-{self._legacy_count}"
+        source = self._legacy_source(id)
+        self._legacy_listens[id] = plan
+        return Subscription(self, id, plan.honoured, source)  # type: ignore[arg-type]
+
+    def _legacy_source(self, id: t.RequestId) -> Any:
+        """Where legacy listen ``id``'s notifications are put for its reader."""
+        raise NotImplementedError
+
+    def _listeners(self, event: Any) -> list[t.RequestId]:
+        """The legacy listens a session notification belongs to."""
+        if not isinstance(event, Notification) or event.request_id is not None:
+            return []
+        return [id for id, plan in self._legacy_listens.items() if plan.matches(event)]
+
+    async def _end_legacy_listen(self, id: t.RequestId) -> bool:
+        """End legacy listen ``id``: ``resources/unsubscribe`` for its resources, best
+        effort; ``False`` when ``id`` is not one."""
+        plan = self._legacy_listens.pop(id, None)
+        if plan is None:
+            return False
+        for uri in plan.subscribe:
+            with suppress(OSError, ConnectionError, TimeoutError, McpError):  # best effort
+                await self.request("resources/unsubscribe", {"uri": uri})
+        return True
 
     async def probe(self, timeout: float = 5.0) -> ProbeOutcome:
         """Ask ``server/discover`` and tell a modern server from a legacy one (STDIO-18).
@@ -327,6 +372,8 @@ class StreamCalls(AsyncCalls, Generic[Source]):
         params = t.SubscriptionsListenRequestParams(notifications=notifications)
         limit = self.timeout if timeout is None else timeout
         await self._ensure_era(limit)
+        if isinstance(self.outcome, Legacy):
+            return await self._listen_legacy(notifications, self.outcome, limit)
         request = build_request(self.conn, "subscriptions/listen", params)
         source = self._watch(request.id)
         try:
@@ -362,6 +409,16 @@ class StreamCalls(AsyncCalls, Generic[Source]):
     def _listening(self, id: t.RequestId) -> bool:
         return id in self._waiters
 
+    def _legacy_source(self, id: t.RequestId) -> Source:
+        return self._watch(id)  # the reader puts what _owners names it in
+
+    def _owners(self, event: ClientEvent) -> list[t.RequestId]:
+        """For the reader: whose ``event`` is (a request's, a listen's, or the legacy
+        listens' it belongs to); none for a stray message."""
+        owner = owner_of(event)
+        return [owner] if owner is not None else self._listeners(event)
+
     async def _end_listen(self, id: t.RequestId) -> None:
         self._waiters.pop(id, None)
-        await self._abandon(id, "done")  # SUB-11
+        if not await self._end_legacy_listen(id):
+            await self._abandon(id, "done")  # SUB-11

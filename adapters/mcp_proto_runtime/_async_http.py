@@ -21,12 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
 from contextlib import AbstractAsyncContextManager, suppress
-from typing import Any, ClassVar, Protocol, Self
+from typing import Any, ClassVar, Protocol, Self, runtime_checkable
 
 from mcp_proto import (
     NEED_DATA,
     Cancelled,
     ConnectionClosed,
+    Legacy,
     LocalProtocolError,
     Notification,
     SubscriptionAcknowledged,
@@ -60,10 +61,21 @@ from ._client import (
 )
 from ._log import client_log
 
-__all__ = ["Link", "AsyncHTTPSession"]
+__all__ = ["Link", "Mailbox", "AsyncHTTPSession"]
 
 #: seconds a closing client waits for its legacy session's ``DELETE`` to be answered
 _GOODBYE = 5.0
+
+
+@runtime_checkable
+class Mailbox(Protocol):
+    """A queue of the adapter's event loop: ``put`` never blocks, ``get`` waits."""
+
+    def put(self, item: Any) -> None:
+        """Queue ``item``."""
+
+    async def get(self) -> Any:
+        """The oldest item, once there is one."""
 
 
 class _Expired(Exception):
@@ -130,6 +142,8 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
         self._stream: Link | None = None  # a legacy session's GET stream, while open
         #: the calls in flight with an input handler: the stream's requests go to the last
         self._inputs: dict[t.RequestId, Call] = {}
+        self._legacy_listens = {}
+        self._mailboxes: dict[t.RequestId, Mailbox] = {}  # the legacy listens' notes
 
     # -- what the adapter provides ------------------------------------------
 
@@ -155,6 +169,10 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
 
     async def _reap(self) -> None:
         """Wait for the background work to end (at close, once its socket is closed)."""
+
+    def _new_mailbox(self) -> Mailbox:
+        """An unbounded queue of the adapter's event loop (a legacy listen's notes)."""
+        raise NotImplementedError
 
     # -- connections --------------------------------------------------------
 
@@ -329,6 +347,7 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
                 elif isinstance(event, Notification):
                     if event.method == "notifications/progress" and on_progress is not None:
                         on_progress(event.params)
+                    self._deliver(event)  # a legacy session's, on a call's stream
                 elif (reply := legacy_reply(self.conn, event, call)) is not None:
                     await self._post_aside(self.http.answer(reply))
                 elif isinstance(event, Cancelled):
@@ -369,7 +388,7 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
                     if link.conn.busy:
                         await link.receive()
                 elif isinstance(event, Notification):
-                    client_log.debug("from the session's stream: %s", event.method)
+                    self._deliver(event)  # the session's: for the listens it belongs to
                 elif not isinstance(event, Cancelled):
                     call = next(reversed(self._inputs.values()), None)
                     reply = legacy_reply(self.conn, event, call)
@@ -414,9 +433,12 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
         Returns once the server acknowledged it; iterate the :class:`Subscription`
         for the notifications, ``aclose()`` it to close the stream (SUB-11).
         """
+        limit = self.timeout if timeout is None else timeout
+        await self._ensure_era(limit)
+        if isinstance(self.outcome, Legacy):
+            return await self._listen_legacy(notifications, self.outcome, limit)
         params = t.SubscriptionsListenRequestParams(notifications=notifications)
         request = build_request(self.conn, "subscriptions/listen", params)
-        limit = self.timeout if timeout is None else timeout
         link: Link | None = None
         first: Any = None
         try:
@@ -438,10 +460,21 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
     # -- what a Subscription needs ------------------------------------------
 
     def _listening(self, id: t.RequestId) -> bool:
-        return id in self._listens
+        return id in self._listens or id in self._mailboxes
 
-    async def _next(self, link: Link) -> Any:
+    def _legacy_source(self, id: t.RequestId) -> Mailbox:
+        self._mailboxes[id] = mailbox = self._new_mailbox()
+        return mailbox
+
+    def _deliver(self, event: Any) -> None:
+        """A legacy session's notification: to the listens it belongs to."""
+        for id in self._listeners(event):
+            self._mailboxes[id].put(event)
+
+    async def _next(self, link: Link | Mailbox) -> Any:
         """The next notification (or the ``SubscriptionEnded``) of a listen's stream."""
+        if isinstance(link, Mailbox):
+            return await link.get()
         while True:
             event = await link.next_event()
             if isinstance(event, (Notification, SubscriptionEnded)):
@@ -450,6 +483,9 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
                 raise error
 
     async def _end_listen(self, id: t.RequestId) -> None:
+        self._mailboxes.pop(id, None)
+        if await self._end_legacy_listen(id):
+            return
         link = self._listens.pop(id, None)
         if link is not None:
             self._release(link)  # still streaming: closed, which cancels it (SUB-11)

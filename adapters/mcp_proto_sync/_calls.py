@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,7 +29,7 @@ from mcp_proto_runtime import (
     probe_outcome,
 )
 
-from ._listen import Subscription
+from ._listen import QUEUED, Subscription
 
 __all__ = ["InputHandler", "ProgressHandler", "SessionLost"]
 
@@ -56,6 +57,10 @@ class _Calls:
     outcome: m.Modern | m.Legacy | None = None
 
     _era_mode: str = "modern"  #: ``"auto"``, ``"modern"`` or ``"legacy"``
+
+    #: the listens of a legacy session: what each takes, and what came for it
+    _legacy_listens: dict[t.RequestId, tuple[m.LegacyListen, deque[m.Notification]]]
+    _legacy_count = 0
 
     def _ensure_era(self, deadline: float | None = None) -> None:
         """Find the server's era before the first request (``era="modern"``: nothing to
@@ -194,6 +199,8 @@ class _Calls:
         limit = self.timeout if timeout is None else timeout
         deadline = None if limit is None else time.monotonic() + limit
         self._ensure_era(deadline)
+        if isinstance(self.outcome, m.Legacy):
+            return self._listen_legacy(notifications, self.outcome, limit)
         request = build_request(self.conn, "subscriptions/listen", params)
         self._send(request)
         try:
@@ -213,6 +220,54 @@ class _Calls:
 
     def _opened(self, id: t.RequestId) -> None:
         """Listen ``id`` was acknowledged: keep what arrives for it."""
+
+    # -- listens in a legacy session (issue 16) ------------------------------
+
+    def _listen_legacy(
+        self, wanted: t.SubscriptionFilter, outcome: m.Legacy, limit: float | None
+    ) -> Subscription:
+        """A listen mapped on the session (:class:`mcp_proto.LegacyListen`): a
+        ``resources/subscribe`` for each resource the server lets us subscribe to, then
+        the session's notifications that belong to it, kept for it (the oldest dropped
+        past :data:`QUEUED`).  Its id is the client's own (no request carries it)."""
+        plan = m.LegacyListen(wanted, outcome.result.capabilities)
+        for uri in plan.subscribe:
+            self.request("resources/subscribe", {"uri": uri}, timeout=limit)
+        self._legacy_count += 1
+        id = f"legacy-listen-{self._legacy_count}"
+        self._legacy_listens[id] = (plan, deque(maxlen=QUEUED))
+        return Subscription(self, id, plan.honoured)
+
+    def _deliver(self, event: Any) -> None:
+        """A session notification: kept for each legacy listen it belongs to."""
+        if isinstance(event, m.Notification) and event.request_id is None:
+            for plan, kept in self._legacy_listens.values():
+                if plan.matches(event):
+                    kept.append(event)
+
+    def _legacy_event(self, id: t.RequestId, deadline: float | None) -> m.Notification | None:
+        """The next notification of legacy listen ``id``; ``None`` at the deadline."""
+        kept = self._legacy_listens[id][1]
+        while not kept:
+            if not self._session_wait(deadline):
+                return None
+        return kept.popleft()
+
+    def _session_wait(self, deadline: float | None) -> bool:
+        """Read what the server sends outside any call, once (``False`` at the deadline)."""
+        raise NotImplementedError
+
+    def _end_legacy_listen(self, id: t.RequestId) -> bool:
+        """End legacy listen ``id`` (``resources/unsubscribe`` for its resources, best
+        effort); ``False`` when ``id`` is not one."""
+        entry = self._legacy_listens.pop(id, None)
+        if entry is None:
+            return False
+        for uri in entry[0].subscribe:
+            gone = (OSError, ConnectionError, TimeoutError, m.McpError)
+            with contextlib.suppress(*gone):  # best effort: the listen is over anyway
+                self.request("resources/unsubscribe", {"uri": uri})
+        return True
 
     def probe(self, timeout: float = 5.0) -> ProbeOutcome:
         """Ask ``server/discover`` and tell a modern server from a legacy one (STDIO-18).

@@ -80,6 +80,7 @@ class Client(_Calls):
         self._closed = False
         #: what arrived for each open listen while nobody read it
         self._listens: dict[t.RequestId, deque[m.ClientEvent]] = {}
+        self._legacy_listens = {}
 
     @staticmethod
     def http(url: str, **options: Any) -> HTTPClientSession:
@@ -171,6 +172,8 @@ class Client(_Calls):
         self._listens[id] = deque(maxlen=QUEUED)
 
     def _listen_event(self, id: t.RequestId, deadline: float | None) -> m.ClientEvent | None:
+        if id in self._legacy_listens:
+            return self._legacy_event(id, deadline)
         queued = self._listens.get(id)
         if queued:
             return queued.popleft()
@@ -190,12 +193,29 @@ class Client(_Calls):
                 raise ConnectionError("the server closed the connection")
             if self._answered(event):
                 continue
-            owner = owner_of(event)
-            if owner == id:
+            if owner_of(event) == id:
                 return event
-            if owner in self._listens:
-                self._listens[owner].append(event)  # a listen's: kept for its reader
-            # otherwise: a late answer to an earlier call, or a stray message
+            self._route(event)
+
+    def _route(self, event: m.ClientEvent) -> None:
+        """An event no caller waits for: a listen's is kept for its reader (a legacy
+        session's notifications for the listens they belong to); anything else (a late
+        answer to an earlier call, a stray message) is dropped."""
+        owner = owner_of(event)
+        if owner in self._listens:
+            self._listens[owner].append(event)
+        else:
+            self._deliver(event)
+
+    def _session_wait(self, deadline: float | None) -> bool:
+        event = self._next_event(deadline)
+        if event is None:
+            return False
+        if isinstance(event, m.ConnectionClosed):
+            raise ConnectionError("the server closed the connection")
+        if not self._answered(event):
+            self._route(event)
+        return True
 
     def _answered(self, event: m.ClientEvent) -> bool:
         """A legacy server's request (or its ``ping``, or one refused): answered at once."""
@@ -205,6 +225,8 @@ class Client(_Calls):
         return reply is not None or isinstance(event, m.Cancelled)
 
     def _end_listen(self, id: t.RequestId) -> None:
+        if self._end_legacy_listen(id):
+            return
         self._listens.pop(id, None)
         if id in self.conn.in_flight():  # SUB-11: cancel it
             self._write(self.conn.cancel(id, "done"))

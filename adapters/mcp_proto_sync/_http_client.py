@@ -69,6 +69,7 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
         self._active: dict[t.RequestId, _Link] = {}
         self._host = self.endpoint.authority
         self._stream: _Link | None = None  # a legacy session's GET stream, while open
+        self._legacy_listens = {}
 
     # -- the era (issue 16) ---------------------------------------------------
 
@@ -155,7 +156,7 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
         ended = False
         while not ended and (event := hconn.next_event()) is not m.NEED_DATA:
             if isinstance(event, m.Notification):
-                client_log.debug("from the session's stream: %s", event.method)
+                self._deliver(event)  # the session's: for the listens it belongs to
             else:  # a server's request, or the stream's end: a refusal (405), a lost link
                 ended = not self._answered(event)
         if ended or not hconn.busy:
@@ -264,6 +265,7 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
             if isinstance(event, m.Notification):
                 if event.method == "notifications/progress" and on_progress is not None:
                     on_progress(event.params)
+                self._deliver(event)  # a legacy session's, on a call's stream
                 continue
             if self._answered(event):  # a legacy server's request on the call's stream
                 continue
@@ -310,6 +312,8 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
         return link
 
     def _listen_event(self, id: t.RequestId, deadline: float | None) -> Any:
+        if id in self._legacy_listens:
+            return self._legacy_event(id, deadline)
         link = self._active.get(id)
         if link is None:
             return m.SubscriptionEnded(id=id)
@@ -321,7 +325,23 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
                 self._end_listen(id)
                 raise error
 
+    def _session_wait(self, deadline: float | None) -> bool:
+        """Wait for the session's GET stream (its notifications); with none (``405``)
+        nothing can come outside a call: wait out the deadline."""
+        remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+        if self._stream is None:
+            if remaining is None:
+                raise ConnectionError("the server offers no stream for the session's news")
+            time.sleep(remaining)
+            return False
+        if not select.select([self._stream[0]], [], [], remaining)[0]:
+            return False
+        self._pump_stream()
+        return True
+
     def _end_listen(self, id: t.RequestId) -> None:
+        if self._end_legacy_listen(id):
+            return
         link = self._active.pop(id, None)
         if link is not None:
             link[1].close()  # closing the stream is the cancellation (SUB-11, HTTP-12)

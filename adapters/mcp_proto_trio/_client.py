@@ -26,7 +26,6 @@ from mcp_proto_runtime import (
     StreamCalls,
     Subscription,
     check_era,
-    owner_of,
 )
 
 from ._handlers import send_whole
@@ -75,6 +74,7 @@ class Client(StreamCalls[_Channel]):
         self.outcome: m.Modern | m.Legacy | None = None
         self._era_lock = trio.Lock()
         self._inputs = {}
+        self._legacy_listens = {}
         self.process = process
         self.timeout = timeout
         self._receive = receive
@@ -170,10 +170,10 @@ class Client(StreamCalls[_Channel]):
                             return
                         if await self._answered(event):  # a legacy server's request
                             continue
-                        owner = owner_of(event)
-                        channel = self._waiters.get(owner) if owner is not None else None
-                        if channel is not None:
-                            channel[0].send_nowait(event)
+                        for owner in self._owners(event):
+                            channel = self._waiters.get(owner)
+                            if channel is not None:
+                                channel[0].send_nowait(event)
                     if not chunk:
                         return
             except (

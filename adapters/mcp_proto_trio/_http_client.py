@@ -94,3 +94,19 @@ class HTTPClientSession(AsyncHTTPSession):
 
     def _spawn(self, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
         trio.lowlevel.spawn_system_task(work)  # it ends when its socket is closed
+
+    def _new_mailbox(self) -> _Mailbox:
+        return _Mailbox()
+
+
+class _Mailbox:
+    """A legacy listen's notifications, put by the GET stream's reader."""
+
+    def __init__(self) -> None:
+        self._send, self._receive = trio.open_memory_channel[Any](math.inf)
+
+    def put(self, item: Any) -> None:
+        self._send.send_nowait(item)
+
+    async def get(self) -> Any:
+        return await self._receive.receive()
