@@ -265,7 +265,7 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
                 self._idle.clear()
                 if attempt == 2:
                     raise ConnectionError(
-                        f"{method}: the server ended the new legacy session too (404)"
+                        f"{method}: the new session was lost too (404), or the era changed again"
                     ) from None
         raise AssertionError("unreachable")  # pragma: no cover
 

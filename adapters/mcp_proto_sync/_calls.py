@@ -157,7 +157,7 @@ class _Calls:
                 self.outcome = None  # found again: initialize, then the call once more
                 if attempt == 2:
                     raise ConnectionError(
-                        f"{method}: the server ended the new legacy session too (404)"
+                        f"{method}: the new session was lost too (404), or the era changed again"
                     ) from None
         raise AssertionError("unreachable")  # pragma: no cover
 
