@@ -312,14 +312,46 @@ def test_http42_46_edge105_era_detection(status: int, body: bytes, era: Era) -> 
 @pytest.mark.parametrize("written", [b"null", b'"server-error"', b"99"])
 def test_an_error_status_answers_the_post_whatever_id_it_names_http_46(written: bytes) -> None:
     """A 4xx JSON-RPC error is the answer to the one request of its POST, even under a
-    placeholder id (a legacy server's transport writes ``"server-error"``): an error
-    response for our request, never a lost request."""
+    placeholder id (a legacy server's transport writes ``"server-error"``), never a lost
+    request.  To a modern request an error that is no modern one is a legacy server's
+    refusal (HTTP-42): ``UnexpectedResponse`` of the legacy era, the error kept."""
     client = HTTPClient()
     post = call(client)
     body = b'{"jsonrpc":"2.0","id":%s,"error":{"code":-32000,"message":"No session"}}' % written
     (event,) = respond(client, post, 400, "application/json", body)
-    assert isinstance(event, m.ErrorResponse) and event.id == post.request.id  # type: ignore[union-attr]
-    assert event.code == -32000 and not client.connection.in_flight()
+    assert isinstance(event, UnexpectedResponse) and event.id == post.request.id  # type: ignore[union-attr]
+    assert event.era is Era.LEGACY and event.status == 400
+    assert event.error is not None and event.error.code == -32000
+    assert event.reason == "error -32000: 'No session'" and not client.connection.in_flight()
+
+
+@pytest.mark.parametrize(
+    ("status", "code"), [(400, -32020), (400, -32021), (400, -32022), (404, -32601)]
+)
+def test_http42_a_modern_error_status_is_the_error_response(status: int, code: int) -> None:
+    """A recognized modern error in a 4xx body is a modern server's answer: the error
+    response itself (``-32022`` included, as ``VersionNotSupported``)."""
+    client = HTTPClient()
+    post = call(client)
+    data = b',"data":{"supported":["2026-07-28"]}' if code == -32022 else b""
+    body = b'{"jsonrpc":"2.0","id":1,"error":{"code":%d,"message":"m"%s}}' % (code, data)
+    (event,) = respond(client, post, status, "application/json", body)
+    assert isinstance(event, m.ErrorResponse | m.VersionNotSupported)
+    assert event.error.code == code
+
+
+def test_a_refused_initialize_is_its_error_response_vers16() -> None:
+    """``initialize`` refused with a 4xx JSON-RPC error (a modern-only server naming its
+    versions, VER-16) stays the error response: its message is the caller's to show."""
+    client = HTTPClient()
+    probe = m.EraProbe(transport="http", next_id=client.connection.next_id)
+    assert probe.start() is None
+    post = client.send(probe.not_modern())  # type: ignore[arg-type]
+    body = b'{"jsonrpc":"2.0","id":%d,"error":{"code":-32600,"message":"use 2026-07-28"}}' % (
+        post.request.id  # type: ignore[union-attr]
+    )
+    (event,) = respond(client, post, 400, "application/json", body)
+    assert isinstance(event, m.ErrorResponse) and event.error.message == "use 2026-07-28"
 
 
 def test_unexpected_response_carries_the_era() -> None:

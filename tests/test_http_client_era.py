@@ -27,9 +27,21 @@ from .test_interop_legacy_client import drive
 SESSION = "s-0123456789abcdef"
 
 
+#: how the official Python SDK's transport refuses a request with no session (its body)
+SDK_REFUSAL = b'{"jsonrpc":"2.0","id":"server-error","error":{"code":-32600,' \
+    b'"message":"Bad Request: Missing session ID"}}'  # fmt: skip
+DISCOVERED = {"resultType": "complete", "supportedVersions": ["2026-07-28"],
+              "capabilities": {"tools": {}}}  # fmt: skip
+
+
 class LegacyPeer(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     seen: list[str]
+    #: the body of a request's refusal without a session: plain text or the SDK's error
+    refusal = b"Bad Request: No valid session ID provided"
+    #: a modern server instead, that answers server/discover and refuses the rest with a
+    #: 400 and an error no modern one (what a proxy or a stricter server may send)
+    modern = False
 
     def log_message(self, *args: Any) -> None:
         pass  # quiet
@@ -47,14 +59,21 @@ class LegacyPeer(BaseHTTPRequestHandler):
         method = message.get("method", "(answer)")
         self.seen.append(method)
         session = self.headers.get("mcp-session-id")
-        if method == "initialize":
+        if self.modern:
+            reply = {"result": DISCOVERED} if method == "server/discover" else {
+                "error": {"code": -32602, "message": "no such argument"}}  # fmt: skip
+            body = json.dumps({"jsonrpc": "2.0", "id": message["id"], **reply}).encode()
+            status = 200 if "result" in reply else 400
+            self._reply(status, body, ("content-type", "application/json"))
+        elif method == "initialize":
             result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
                       "serverInfo": {"name": "recording-peer", "version": "1"}}  # fmt: skip
             body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result})
             self._reply(200, body.encode(), ("content-type", "application/json"),
                         ("mcp-session-id", SESSION))  # fmt: skip
         elif session != SESSION:
-            self._reply(400, b"Bad Request: No valid session ID provided")
+            kind = "application/json" if self.refusal.startswith(b"{") else "text/plain"
+            self._reply(400, self.refusal, ("content-type", kind))
         elif "id" not in message:
             self._reply(202)
         elif method == "tools/call":  # slow: the client gives up first
@@ -78,9 +97,11 @@ class LegacyPeer(BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def peer() -> Iterator[tuple[str, list[str]]]:
+def peer(request: pytest.FixtureRequest) -> Iterator[tuple[str, list[str]]]:
+    """The peer's URL and its record; ``indirect`` parametrization sets its class
+    attributes (``refusal``, ``modern``)."""
     seen: list[str] = []
-    handler = type("Recording", (LegacyPeer,), {"seen": seen})
+    handler = type("Recording", (LegacyPeer,), {"seen": seen, **getattr(request, "param", {})})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
     thread.start()
@@ -127,12 +148,16 @@ def test_ver13_http42_the_probe_runs_once_per_origin(
 
 
 @pytest.mark.parametrize("adapter", ["sync", "asyncio", "trio"])
+@pytest.mark.parametrize(
+    "peer", [{}, {"refusal": SDK_REFUSAL}], indirect=True, ids=["plain", "sdk-json"]
+)
 def test_ver13_a_cached_modern_era_that_fails_is_probed_again(
     adapter: str, peer: tuple[str, list[str]]
 ) -> None:
     """The cache says modern (the server was, once): the call goes out modern, comes back
-    as a legacy server's 400, and the client drops the entry, probes, opens a session and
-    sends the call again, within the call."""
+    as a legacy server's 400 (a plain body, or the SDK's JSON-RPC ``-32600``: no modern
+    error either way, HTTP-42), and the client drops the entry, probes, opens a session
+    and sends the call again, within the call."""
     url, seen = peer
     cache = m.EraCache()
     origin = url.rsplit("/", 1)[0]
@@ -151,6 +176,41 @@ def test_era_modern_never_falls_back(adapter: str, peer: tuple[str, list[str]]) 
     with pytest.raises(m.RemoteProtocolError, match=r"HTTP 400.*era='auto' or 'legacy'"):
         drive(adapter, url, listed, era="modern", era_cache=m.EraCache(), timeout=10)
     assert seen == ["tools/list"]
+
+
+@pytest.mark.parametrize("adapter", ["sync", "asyncio", "trio"])
+@pytest.mark.parametrize("peer", [{"refusal": SDK_REFUSAL}], indirect=True)
+def test_era_modern_keeps_the_code_of_a_json_rpc_refusal(
+    adapter: str, peer: tuple[str, list[str]]
+) -> None:
+    """A legacy server's 400 with a JSON-RPC error body, to ``era="modern"``: the error
+    keeps its code, and its message says the status and what to do."""
+    url, seen = peer
+    with pytest.raises(m.McpError, match=r"Missing session ID \(HTTP 400; an init") as caught:
+        drive(adapter, url, listed, era="modern", era_cache=m.EraCache(), timeout=10)
+    assert caught.value.code == -32600 and seen == ["tools/list"]
+
+
+@pytest.mark.parametrize("adapter", ["sync", "asyncio", "trio"])
+@pytest.mark.parametrize("peer", [{"modern": True}], indirect=True)
+@pytest.mark.parametrize("cached", [False, True], ids=["probed", "cached"])
+def test_ver15_an_era_the_client_found_is_trusted(
+    adapter: str, peer: tuple[str, list[str]], cached: bool
+) -> None:
+    """A modern server refuses a call with a 400 and an error no modern one.  When this
+    client's own probe found the server modern, that is the call's error (no re-probe);
+    when the era came from the cache, the client checks it once (a probe, the call again)
+    and then reports the error: never a loop, never a fall-back to ``initialize``."""
+    url, seen = peer
+    cache = m.EraCache()
+    if cached:
+        cache.put(url.rsplit("/", 1)[0], m.Modern(version="2026-07-28"))
+    with pytest.raises(m.McpError, match="no such argument") as caught:
+        drive(adapter, url, listed, era_cache=cache, timeout=10)
+    assert caught.value.code == -32602
+    again = ["tools/list", "server/discover"] if cached else ["server/discover"]
+    assert seen == [*again, "tools/list"]
+    assert isinstance(cache.get(url.rsplit("/", 1)[0]), m.Modern)
 
 
 @pytest.mark.parametrize("adapter", ["sync", "asyncio", "trio"])

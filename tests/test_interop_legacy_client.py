@@ -202,7 +202,11 @@ def name_answer(event: m.InputRequired) -> dict[str, Any]:
 def drive(adapter: str, target: str | list[str], scenario: Any, **options: Any) -> Any:
     """Run ``scenario(client, call)`` on ``adapter``'s client for ``target`` (a URL: the
     HTTP client; a command: the stdio one); ``call(fn, *args)`` calls a client method,
-    awaited or not.  The client is closed afterwards."""
+    awaited or not.  The client is closed afterwards.  An HTTP client gets an era cache of
+    its own unless ``era_cache`` is given (a port used again by a later test must not
+    find the era an earlier server had)."""
+    if isinstance(target, str):
+        options.setdefault("era_cache", m.EraCache())
     if adapter == "sync":
         sync_open = (
             mcp_proto_sync.Client.http if isinstance(target, str) else mcp_proto_sync.Client.stdio

@@ -141,6 +141,19 @@ def test_leg16_a_404_in_the_session_is_session_expired() -> None:
     assert client.session_id is None and client.end_session() is None
 
 
+def test_a_4xx_error_in_a_legacy_session_is_the_error_response() -> None:
+    """In a session, a 4xx JSON-RPC error is the server's answer to the call (no era
+    question is left to ask): the error response, under the call's id."""
+    _, client = opened()
+    post = client.send(call(client))
+    body = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"bad"}}'
+    got = client.response(post, 400, [("content-type", "application/json")])
+    got.receive_data(body)
+    got.receive_data(b"")
+    event = got.next_event()
+    assert isinstance(event, m.ErrorResponse) and event.id == post.request.id  # type: ignore[union-attr]
+
+
 def test_leg16_a_session_id_that_is_not_visible_ascii_is_refused() -> None:
     client = HTTPClient(m.ClientConnection())
     init = m.Request(id=1, method="initialize", params={"protocolVersion": "2025-11-25"})

@@ -381,7 +381,8 @@ def http_failure(event: ResponseEvent) -> Exception | None:
 
     A lost request or a closed connection is ``ConnectionError``; ``401``/``403``
     is ``PermissionError`` carrying the event (its parsed challenge) as
-    ``args[1]``; a status the binding cannot read is :class:`RemoteProtocolError`.
+    ``args[1]``; a status the binding cannot read is :class:`RemoteProtocolError`, or
+    :class:`McpError` when its body held a JSON-RPC error (its code kept).
     """
     if isinstance(event, RequestLost):
         return ConnectionError(f"the request was lost: {event.reason}")
@@ -391,6 +392,9 @@ def http_failure(event: ResponseEvent) -> Exception | None:
         hint = ""
         if event.era is Era.LEGACY:  # the matrix's Modern/Legacy row: say what to do
             hint = "; an initialize-era server, it seems: era='auto' or 'legacy' talks to it"
+        if event.error is not None:  # a JSON-RPC error still: its code is the caller's
+            error = event.error
+            return McpError(error.code, f"{error.message} (HTTP {event.status}{hint})", error.data)
         return RemoteProtocolError(
             f"HTTP {event.status}: {event.reason} ({event.era.value}){hint}"
         )
@@ -420,7 +424,8 @@ class HTTPClientSettings:
     per origin in ``era_cache`` (VER-13; by default :data:`SHARED_ERAS`, one per process):
     a later client of that origin sends no probe (a known modern server) or opens its
     session at once (a known legacy one).  The entry is dropped when its assumption fails:
-    a modern request answered as a legacy server answers (HTTP-42) probes again.
+    a modern request answered as a legacy server answers (HTTP-42) probes again, once.
+    An era this client found itself is trusted: a later such answer is the call's error.
     """
 
     def __init__(
@@ -440,6 +445,8 @@ class HTTPClientSettings:
         self._era_mode = check_era(era)
         self.probe_timeout = probe_timeout
         self.outcome: Modern | Legacy | None = None
+        #: whether :attr:`outcome` is the cache's modern entry, not yet borne out
+        self._era_assumed = False
         self.endpoint = Endpoint.parse(url)
         self.address = (self.endpoint.host, self.endpoint.port)
         self.era_cache = SHARED_ERAS if era_cache is None else era_cache
@@ -466,7 +473,8 @@ class HTTPClientSettings:
         known = self.era_cache.get(self.origin)
         if known is None:
             return "auto"
-        return "legacy" if isinstance(known, Legacy) else "modern"
+        self._era_assumed = isinstance(known, Modern)
+        return "modern" if self._era_assumed else "legacy"
 
     def _era_found(self, outcome: Modern | Legacy) -> None:
         """The probe found ``outcome``: it is :attr:`outcome`, and the cache's."""
@@ -476,12 +484,14 @@ class HTTPClientSettings:
 
     def _era_changed(self, event: ResponseEvent) -> bool:
         """Whether ``event``, the answer to a modern request, says the server is legacy
-        after all (HTTP-42) while ``era="auto"``: the cache entry is dropped, and the
-        caller opens a new binding (:meth:`_fresh_session`) and finds the era again."""
-        if self._era_mode != "auto" or self.conn.legacy is not None:
+        after all (HTTP-42) while the era is the cache's, not yet borne out: the entry is
+        dropped, and the caller opens a new binding (:meth:`_fresh_session`) and finds the
+        era again (a call sent meanwhile on the old assumption fails with its error)."""
+        if not self._era_assumed or self.conn.legacy is not None:
             return False
         if not legacy_answer(event):
             return False
+        self._era_assumed = False  # the probe finds the truth; it is trusted then
         self.era_cache.invalidate(self.origin)
         return True
 

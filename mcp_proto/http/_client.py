@@ -38,6 +38,7 @@ from .._connection import (
     AnsweredRequest,
     Cancelled,
     ClientConnection,
+    ErrorResponse,
     Event,
     Notification,
     Request,
@@ -102,13 +103,17 @@ class RequestLost:
 class UnexpectedResponse:
     """The server answered in a way the binding cannot read (HTTP-11, edge 104/105).
 
-    ``era`` says whether the answer still came from a modern server.
+    ``era`` says whether the answer still came from a modern server.  ``error`` is the
+    JSON-RPC error of a ``4xx`` body that is no modern one, to a modern request (HTTP-42:
+    a legacy server's refusal, such as the official SDKs' ``-32600`` "Missing session
+    ID"); it is ``None`` for the other answers.
     """
 
     id: t.RequestId | None
     status: int
     reason: str
     era: Era
+    error: t.Error | None = None
 
 
 @frozen(kw_only=True)
@@ -167,6 +172,11 @@ def detect_era(status: int, body: bytes) -> Era:
         message = orjson.loads(body) if body else None
     except orjson.JSONDecodeError:
         return Era.LEGACY
+    return _era_of(status, message)
+
+
+def _era_of(status: int, message: Any) -> Era:
+    """:func:`detect_era` of a parsed body (``401``/``403`` aside)."""
     error = message.get("error") if isinstance(message, dict) else None
     code = error.get("code") if isinstance(error, dict) else None
     if code in MODERN_ERRORS or (status == 404 and code == METHOD_NOT_FOUND):
@@ -394,6 +404,8 @@ class ClientExchange:
         self.must_close = False
         kind = (headers.get("content-type") or "").split(";")[0].strip().lower()
         self._kind = kind
+        #: a 4xx JSON-RPC error that is no modern one, to a modern request (HTTP-42)
+        self._refused = False
         #: a legacy session's standalone GET stream: no request of its own ends it
         self._standalone = post.method == "GET" and post.request is None
         request = post.request
@@ -544,6 +556,13 @@ class ClientExchange:
             self._unexpected("the JSON body does not parse")
             return None
         if self.status >= 400 and isinstance(message, dict) and "error" in message:
+            request = self.post.request
+            self._refused = (
+                self.client.connection.legacy is None
+                and request is not None
+                and request.method != "initialize"  # its refusal is the caller's to read
+                and _era_of(self.status, message) is Era.LEGACY
+            )
             if message.get("id") != self._id:
                 # One request per POST: the error is ours, whatever id the server wrote (null,
                 # or a placeholder such as "server-error" from a legacy server's transport).
@@ -557,13 +576,21 @@ class ClientExchange:
         conn = self.client.connection
         conn.receive_message(message)
         while True:
-            event = conn.next_event()
+            event: ResponseEvent | type[NEED_DATA] = conn.next_event()
             if isinstance(event, type):  # NEED_DATA: all of it is read (a client never pauses)
                 break
             if isinstance(event, Result) and isinstance(event.result, t.ListToolsResult):
                 result, warnings = self.client.filter_tools(event.result)
                 self._events.extend(warnings)
                 event = Result(id=event.id, result=result)
+            if isinstance(event, ErrorResponse) and self._refused and event.id == self._id:
+                event = UnexpectedResponse(
+                    id=event.id,
+                    status=self.status,
+                    reason=f"error {event.error.code}: {event.error.message[:200]!r}",
+                    era=Era.LEGACY,
+                    error=event.error,
+                )  # the answer of a server that is not modern after all (HTTP-42)
             self._events.append(event)
             if isinstance(event, ServerRequest | AnsweredRequest | Cancelled):
                 continue  # the server's own requests: their ids are not ours
