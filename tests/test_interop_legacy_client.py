@@ -400,3 +400,50 @@ def test_leg21_the_typescript_sdk_server_over_http(adapter: str, ts_server: list
     finally:
         server.kill()
         server.wait(10)
+
+
+async def ts_listen(client: Any, call: Any) -> dict[str, Any]:
+    """A listen in a legacy session: ``resources/subscribe`` for the resource, the server's
+    ``notifications/resources/updated`` on the listen, and ``unsubscribe`` at its close."""
+    await call(client.connect)
+    wanted = t.SubscriptionFilter(resource_subscriptions=["test://counter"],
+                                  tools_list_changed=True)  # fmt: skip
+    sub = await call(client.listen, wanted)
+    report: dict[str, Any] = {"honoured": sub.honoured}
+    report["bumped"] = (await call(client.call_tool, "bump")).content[0].text
+    if isinstance(sub, mcp_proto_sync.Subscription):
+        note = sub.next(10)
+        sub.close()
+    else:
+        with anyio.fail_after(10):
+            note = await sub.__anext__()
+        await sub.aclose()
+    report["note"] = (note.method, note.params.uri) if note is not None else None
+    report["after"] = (await call(client.call_tool, "bump")).content[0].text
+    return report
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize("adapter", ["sync", "asyncio", "trio"])
+def test_leg_sub07_a_listen_is_a_subscription_on_the_typescript_server(
+    adapter: str, transport: str, ts_server: list[str]
+) -> None:
+    """SUB-07 in a legacy session: the listen is honoured for what the server declared (a
+    resource subscription, tool list changes), the server's update comes on it, and its
+    close unsubscribes (a later ``bump`` finds nothing subscribed)."""
+    if transport == "stdio":
+        report = drive(adapter, ts_server, ts_listen, stderr=subprocess.DEVNULL, timeout=20)
+    else:
+        port = free_port()
+        server = serving([*ts_server, "--http", str(port)], port)
+        try:
+            report = drive(adapter, f"http://127.0.0.1:{port}/mcp", ts_listen, timeout=20)
+        finally:
+            server.kill()
+            server.wait(10)
+    assert report["honoured"] == t.SubscriptionFilter(
+        resource_subscriptions=["test://counter"], tools_list_changed=True
+    )
+    assert report["bumped"] == "test://counter"
+    assert report["note"] == ("notifications/resources/updated", "test://counter")
+    assert report["after"] == ""
