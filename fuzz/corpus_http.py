@@ -250,6 +250,10 @@ def http_client_seeds(messages: list[Any]) -> list[bytes]:
     error = {"jsonrpc": "2.0", "error": {"code": -32022, "message": "version"}}
     out.append(json_response(error, 400) + r2)
     out.append(json_response({**error, "id": 1, "error": {"code": -32020, "message": "h"}}, 400))
+    # a legacy server's refusal of a modern request (HTTP-42): the official SDKs' body
+    refusal = {"code": -32600, "message": "Bad Request: Missing session ID"}
+    out.append(json_response({**error, "id": "server-error", "error": refusal}, 400) + r2)
+    out.append(json_response({**error, "id": 1, "error": {"code": -32601, "message": "m"}}, 404))
     out.append(b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n" + r2)
     out.append(
         b'HTTP/1.1 401 U\r\nwww-authenticate: Bearer resource_metadata="https://a/b", '
