@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
 from contextlib import AbstractAsyncContextManager, suppress
-from typing import Any, ClassVar, Protocol, Self, runtime_checkable
+from typing import Any, ClassVar, Protocol, Self
 
 from mcp_proto import (
     NEED_DATA,
@@ -67,15 +67,18 @@ __all__ = ["Link", "Mailbox", "AsyncHTTPSession"]
 _GOODBYE = 5.0
 
 
-@runtime_checkable
-class Mailbox(Protocol):
+class Source(Protocol):
+    """Where a :class:`Subscription` reads its listen's events from."""
+
+    async def get(self) -> Any:
+        """The next item, once there is one."""
+
+
+class Mailbox(Source, Protocol):
     """A queue of the adapter's event loop: ``put`` never blocks, ``get`` waits."""
 
     def put(self, item: Any) -> None:
         """Queue ``item``."""
-
-    async def get(self) -> Any:
-        """The oldest item, once there is one."""
 
 
 class _Expired(Exception):
@@ -102,6 +105,22 @@ class Link(Protocol):
 
     def close(self) -> None:
         """Close the socket; a response still running is cancelled (HTTP-SSE-5)."""
+
+
+class _Notes:
+    """A modern listen's notifications (and its ``SubscriptionEnded``), read from the
+    connection of its own: the :class:`Source` of its :class:`Subscription`."""
+
+    def __init__(self, link: Link) -> None:
+        self.link = link
+
+    async def get(self) -> Any:
+        while True:
+            event = await self.link.next_event()
+            if isinstance(event, (Notification, SubscriptionEnded)):
+                return event
+            if (error := http_failure(event)) is not None:
+                raise error
 
 
 class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
@@ -455,7 +474,7 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
             outcome_of(first)  # raises for an error; a result ends it at once
             raise ConnectionError("the subscription ended before it was acknowledged")
         self._listens[request.id] = link
-        return Subscription(self, request.id, first.notifications, link)
+        return Subscription(self, request.id, first.notifications, _Notes(link))
 
     # -- what a Subscription needs ------------------------------------------
 
@@ -471,16 +490,10 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
         for id in self._listeners(event):
             self._mailboxes[id].put(event)
 
-    async def _next(self, link: Link | Mailbox) -> Any:
-        """The next notification (or the ``SubscriptionEnded``) of a listen's stream."""
-        if isinstance(link, Mailbox):
-            return await link.get()
-        while True:
-            event = await link.next_event()
-            if isinstance(event, (Notification, SubscriptionEnded)):
-                return event
-            if (error := http_failure(event)) is not None:
-                raise error
+    async def _next(self, source: Source) -> Any:
+        """The next notification (or the ``SubscriptionEnded``) of a listen: from its
+        stream (a modern listen's :class:`_Notes`) or its mailbox (a legacy one's)."""
+        return await source.get()
 
     async def _end_listen(self, id: t.RequestId) -> None:
         self._mailboxes.pop(id, None)
