@@ -14,7 +14,7 @@ from typing import Any
 
 import mcp_proto as m
 from mcp_proto.http import HTTPClientConnection
-from mcp_proto_runtime import AsyncHTTPSession
+from mcp_proto_runtime import AsyncHTTPSession, dig
 
 __all__ = ["HTTPClientSession"]
 
@@ -62,6 +62,14 @@ class _Link:
         self.writer.close()
 
 
+def _writer(writer: asyncio.StreamWriter) -> Callable[[bytes], Coroutine[Any, Any, None]]:
+    async def write(data: bytes) -> None:
+        writer.write(data)
+        await writer.drain()
+
+    return write
+
+
 class HTTPClientSession(AsyncHTTPSession):
     """An MCP client for a Streamable HTTP endpoint, over asyncio sockets.
 
@@ -70,7 +78,21 @@ class HTTPClientSession(AsyncHTTPSession):
     """
 
     async def _open_link(self) -> _Link:
-        reader, writer = await asyncio.open_connection(*self.address, limit=_CHUNK)
+        route = self.route
+        if route.tunnel is None:  # TLS (for https://) with the connection
+            name = route.server_hostname if route.tls is not None else None
+            reader, writer = await asyncio.open_connection(
+                *route.address, limit=_CHUNK, ssl=route.tls, server_hostname=name
+            )
+        else:  # the proxy's tunnel first, then TLS inside it
+            reader, writer = await asyncio.open_connection(*route.address, limit=_CHUNK)
+            try:
+                await dig(route, _writer(writer), lambda: reader.read(_CHUNK))
+                if route.tls is not None:
+                    await writer.start_tls(route.tls, server_hostname=route.server_hostname)
+            except BaseException:
+                writer.close()
+                raise
         return _Link(reader, writer, HTTPClientConnection(self.http, host=self._host))
 
     def _time_limit(self, limit: float | None) -> AbstractAsyncContextManager[Any]:

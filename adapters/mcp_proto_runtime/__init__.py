@@ -77,6 +77,7 @@ from ._http_session import (
     ReadWithin,
 )
 from ._log import client_log, server_log
+from ._reach import Route, default_tls, dig, route_for, tunnel_open
 from ._server import (
     LINGER_BYTES,
     LINGER_TIME,
@@ -177,6 +178,11 @@ __all__ = [
     "ProbeOutcome",
     "probe_outcome",
     "Endpoint",
+    "Route",
+    "default_tls",
+    "route_for",
+    "dig",
+    "tunnel_open",
     "HTTPClientSettings",
     "http_failure",
     "legacy_answer",

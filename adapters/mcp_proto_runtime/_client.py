@@ -9,9 +9,9 @@ raises the matching exception.
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
 import attrs
 
@@ -56,6 +56,8 @@ from mcp_proto.http import (
     ToolRejected,
     UnexpectedResponse,
 )
+
+from ._reach import Endpoint, route_for
 
 __all__ = [
     "ENDINGS",
@@ -350,26 +352,6 @@ def probe_outcome(event: ResponseEvent | None, ours: Iterable[str]) -> ProbeOutc
     return ProbeOutcome(era="legacy")
 
 
-@attrs.frozen(kw_only=True)
-class Endpoint:
-    """Where a Streamable HTTP client connects: from ``http://host[:port]/path[?query]``."""
-
-    host: str
-    port: int
-    target: str  #: the path and query, for the request line
-    authority: str  #: the ``Host`` header
-
-    @classmethod
-    def parse(cls, url: str) -> Endpoint:
-        """Raises ``ValueError`` for anything but an ``http://`` URL with a host."""
-        parts = urlsplit(url)
-        if parts.scheme != "http" or not parts.hostname:
-            raise ValueError(f"not an http:// URL: {url!r} (https needs a TLS layer of yours)")
-        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        authority = parts.netloc.rpartition("@")[2]
-        return cls(host=parts.hostname, port=parts.port or 80, target=target, authority=authority)
-
-
 def legacy_answer(event: ResponseEvent | None) -> bool:
     """Whether an HTTP ending is an error status the binding reads as a legacy server's
     (HTTP-42, HTTP-46): to a probe that is the legacy era, to a call an error."""
@@ -406,7 +388,11 @@ def http_failure(event: ResponseEvent) -> Exception | None:
 class HTTPClientSettings:
     """What every adapter's HTTP client holds: where, how long, and the core's pieces.
 
-    ``url`` is ``http://host[:port]/path``; ``connection`` (or a new
+    ``url`` is ``http(s)://host[:port]/path``; ``https://`` runs TLS with ``ssl_context``
+    (``ssl.create_default_context()`` by default), and ``proxy`` says how to get there
+    (``"auto"``: the environment's ``HTTPS_PROXY``/``HTTP_PROXY`` and ``NO_PROXY``;
+    ``None``: directly; or ``"http://host:port"``): :attr:`route`
+    (:mod:`mcp_proto_runtime._reach`).  ``connection`` (or a new
     :class:`ClientConnection` declaring ``capabilities``) allocates ids and
     judges responses; :attr:`http` builds the POSTs (``headers`` on each).
     ``timeout`` bounds each call; at most ``pool_size`` idle connections are
@@ -435,6 +421,8 @@ class HTTPClientSettings:
         era: Literal["auto", "modern", "legacy"] = "auto",
         probe_timeout: float = 10.0,
         era_cache: EraCache | None = None,
+        ssl_context: ssl.SSLContext | None = None,
+        proxy: str | None = "auto",
         timeout: float | None = 60.0,
         capabilities: t.ClientCapabilities | None = None,
         connection: ClientConnection | None = None,
@@ -448,10 +436,12 @@ class HTTPClientSettings:
         #: whether :attr:`outcome` is the cache's modern entry, not yet borne out
         self._era_assumed = False
         self.endpoint = Endpoint.parse(url)
-        self.address = (self.endpoint.host, self.endpoint.port)
+        #: how the connections reach the endpoint: TLS, a proxy's tunnel
+        self.route = route_for(self.endpoint, ssl_context=ssl_context, proxy=proxy)
+        self.address = self.route.address
         self.era_cache = SHARED_ERAS if era_cache is None else era_cache
         #: the key of this server in :attr:`era_cache`
-        self.origin = f"http://{self.endpoint.authority.lower()}"
+        self.origin = f"{self.endpoint.scheme}://{self.endpoint.authority.lower()}"
         if connection is None:
             connection = ClientConnection(capabilities=capabilities)
         self.conn = connection

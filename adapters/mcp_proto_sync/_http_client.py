@@ -10,7 +10,6 @@ its connection (HTTP-SSE-5).  One call at a time, like the stdio client.
 from __future__ import annotations
 
 import contextlib
-import select
 import socket
 import time
 from typing import Any
@@ -34,6 +33,7 @@ from mcp_proto_runtime import (
 )
 
 from ._calls import ProgressHandler, SessionLost, _Calls
+from ._connect import connect, readable
 
 __all__ = ["HTTPClientSession"]
 
@@ -115,7 +115,7 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
             if remaining is not None and remaining <= 0:
                 return None
             if self._stream is not None:
-                ready = select.select([sock, self._stream[0]], [], [], remaining)[0]
+                ready = readable([sock, self._stream[0]], remaining)
                 if self._stream[0] in ready:
                     self._pump_stream()
                 if sock not in ready:
@@ -204,14 +204,14 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
         return SessionLost("the server ended the legacy session (404)")
 
     def _open(self) -> _Link:
-        sock = socket.create_connection(self.address, timeout=self.timeout)
+        sock = connect(self.route, self.timeout)
         return sock, HTTPClientConnection(self.http, host=self._host)
 
     def _take(self) -> _Link:
         """An idle connection the server has not closed meanwhile, or a new one."""
         while self._idle:
             link = self._idle.pop()
-            if not select.select([link[0]], [], [], 0)[0]:
+            if not readable([link[0]], 0):
                 return link
             link[0].close()  # readable while idle: closed by the server (keep-alive timeout)
         return self._open()
@@ -334,7 +334,7 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
                 raise ConnectionError("the server offers no stream for the session's news")
             time.sleep(remaining)
             return False
-        if not select.select([self._stream[0]], [], [], remaining)[0]:
+        if not readable([self._stream[0]], remaining):
             return False
         self._pump_stream()
         return True

@@ -16,7 +16,7 @@ import trio
 
 import mcp_proto as m
 from mcp_proto.http import HTTPClientConnection
-from mcp_proto_runtime import AsyncHTTPSession
+from mcp_proto_runtime import AsyncHTTPSession, dig
 
 __all__ = ["HTTPClientSession"]
 
@@ -29,8 +29,11 @@ _GONE = (trio.BrokenResourceError, trio.ClosedResourceError)
 class _Link:
     """One TCP connection and its h11 state."""
 
-    def __init__(self, stream: trio.SocketStream, conn: HTTPClientConnection) -> None:
-        self.stream = stream
+    def __init__(
+        self, stream: trio.abc.Stream, tcp: trio.SocketStream, conn: HTTPClientConnection
+    ) -> None:
+        self.stream = stream  #: the TCP stream, or the TLS stream over it
+        self.tcp = tcp
         self.conn = conn
 
     async def write(self, data: bytes) -> None:
@@ -52,12 +55,12 @@ class _Link:
 
     def stale(self) -> bool:
         """An idle connection with something to read: the server closed it (or broke it)."""
-        return self.stream.socket.fileno() == -1 or self.stream.socket.is_readable()
+        return self.tcp.socket.fileno() == -1 or self.tcp.socket.is_readable()
 
     def close(self) -> None:
         """Close the socket; a response still running is cancelled (HTTP-SSE-5)."""
         self.conn.close()
-        self.stream.socket.close()  # synchronous, and wakes a task reading it
+        self.tcp.socket.close()  # synchronous, and wakes a task reading it
 
 
 @asynccontextmanager
@@ -80,8 +83,22 @@ class HTTPClientSession(AsyncHTTPSession):
     _GONE = _GONE
 
     async def _open_link(self) -> _Link:
-        stream = await trio.open_tcp_stream(*self.address)
-        return _Link(stream, HTTPClientConnection(self.http, host=self._host))
+        route = self.route
+        tcp = await trio.open_tcp_stream(*route.address)
+        stream: trio.abc.Stream = tcp
+        try:
+            if route.tunnel is not None:
+                await dig(route, tcp.send_all, lambda: tcp.receive_some(_CHUNK))
+            if route.tls is not None:
+                stream = trio.SSLStream(tcp, route.tls, server_hostname=route.server_hostname,
+                                        https_compatible=True)  # fmt: skip
+                await stream.do_handshake()
+        except BaseException as e:
+            tcp.socket.close()
+            if isinstance(e, trio.BrokenResourceError) and isinstance(e.__cause__, OSError):
+                raise e.__cause__ from None  # a failed handshake: the ssl.SSLError
+            raise
+        return _Link(stream, tcp, HTTPClientConnection(self.http, host=self._host))
 
     def _time_limit(self, limit: float | None) -> AbstractAsyncContextManager[None]:
         return time_limit(limit)

@@ -13,8 +13,9 @@ Two layers:
 Also here: the header value encoding, ``x-mcp-header`` checks, the SSE writer
 and parser, the authorization hooks, and the transport's error-code-to-status rule
 (:func:`transport_status` for an error response, :func:`refusal_status` for a
-refusal).  ``h11`` is imported only when :class:`HTTPClientConnection` is first
-used.
+refusal), and :class:`ProxyTunnel`, the ``CONNECT`` handshake through an HTTP proxy.
+``h11`` is imported only when :class:`HTTPClientConnection` or :class:`ProxyTunnel` is
+first used.
 
 Three lower-level submodules are public for hosts, tests and differential
 fuzzing: :mod:`mcp_proto.http.wire` (the server's HTTP/1.1 reader and writer),
@@ -82,14 +83,22 @@ from ._sse import KEEPALIVE, SSEEvent, SSEParser, sse_event, sse_message
 
 if TYPE_CHECKING:
     from ._client_connection import HTTPClientConnection
+    from ._tunnel import ProxyTunnel, TunnelOpen, TunnelRefused
+
+_LAZY = {  # what needs h11, imported on first use: the rest needs no h11
+    "HTTPClientConnection": "_client_connection",
+    "ProxyTunnel": "_tunnel",
+    "TunnelOpen": "_tunnel",
+    "TunnelRefused": "_tunnel",
+}
 
 
 def __getattr__(name: str) -> Any:
-    """The h11 client connection, imported on first use: the rest needs no h11."""
-    if name == "HTTPClientConnection":
-        from . import _client_connection
+    """The h11 client connection and proxy tunnel, imported on first use."""
+    if name in _LAZY:
+        import importlib
 
-        return getattr(_client_connection, name)
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -107,6 +116,9 @@ __all__ = [
     "Era",
     "HTTPClient",
     "HTTPClientConnection",
+    "ProxyTunnel",
+    "TunnelOpen",
+    "TunnelRefused",
     "HTTPPost",
     "HTTPServer",
     "HTTPServerConnection",
