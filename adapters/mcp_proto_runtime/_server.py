@@ -47,6 +47,7 @@ from mcp_proto.http.limits import (
 )
 
 from ._fanout import FANOUT_QUEUE, FANOUT_TIMEOUT, AsyncChanges
+from ._log import server_log
 
 __all__ = [
     "AsyncServerSettings",
@@ -296,11 +297,19 @@ def answer(
       ``isError: true`` naming it (a tool execution error, which the model can
       act on); from any other method -> ``-32603 Internal error``, with no
       detail (LOG-08: internals stay on the server).
+
+    What is not an answer of the handler's choosing is logged on ``mcp_proto.server``
+    at ERROR (an exception with its traceback, an invalid or missing result); an
+    ``McpError`` it raised, at DEBUG.
     """
     id = request.id
     if error is not None:
         if isinstance(error, McpError) and not isinstance(error, ProtocolError):
+            server_log.debug("handler for %s (id %r) answered %s", request.method, id, error)
             return ErrorResponse(id=id, error=error.error())
+        server_log.error(
+            "handler for %s (id %r) raised", request.method, id, exc_info=error
+        )  # the traceback stays here: the client gets no internals (LOG-08)
         if request.method == "tools/call":
             text = f"{type(error).__name__}: {error}"
             result = t.CallToolResult(content=[t.TextContent(text=text)], is_error=True)
@@ -315,9 +324,11 @@ def answer(
             value = structure(value, cls)
         except DecodeError as e:
             message = f"the handler's result is invalid: {e}"
+            server_log.error("handler for %s (id %r): %s", request.method, id, message)
             return ErrorResponse(id=id, error=t.Error(code=INTERNAL_ERROR, message=message))
     if value is None:
         message = "Internal error: the handler returned no result"
+        server_log.error("handler for %s (id %r) returned no result", request.method, id)
         return ErrorResponse(id=id, error=t.Error(code=INTERNAL_ERROR, message=message))
     if info is not None and info.cacheable and not isinstance(value, t.InputRequiredResult):
         ttl, scope = cache_hints
