@@ -47,6 +47,7 @@ from mcp_proto.http.limits import (
 )
 
 from ._fanout import FANOUT_QUEUE, FANOUT_TIMEOUT, AsyncChanges
+from ._handler_checks import HandlerKind, check_handler
 from ._log import server_log
 
 __all__ = [
@@ -96,9 +97,22 @@ class Handlers(Generic[H]):
 
     def __init__(self, handlers: Mapping[str, H] | None = None, *, default: H | None = None):
         self._by_method: dict[str, H] = {}
+        #: the calling convention the adapter's server checks (set when it adopts these)
+        self.kind: HandlerKind = None
         for method, fn in (handlers or {}).items():
             self.add(method, fn)
+        if default is not None:
+            check_handler("(the catch-all)", default)
         self.default = default
+
+    def adopt(self, kind: HandlerKind) -> None:
+        """An adapter's server takes these handlers: each must be of ``kind`` (and so must
+        those added later)."""
+        self.kind = kind
+        for method, fn in self._by_method.items():
+            check_handler(method, fn, kind)
+        if self.default is not None:
+            check_handler("(the catch-all)", self.default, kind)
 
     def on(self, method: str) -> Callable[[H], H]:
         """Decorator: ``@handlers.on("tools/call")``."""
@@ -110,8 +124,11 @@ class Handlers(Generic[H]):
         return register
 
     def add(self, method: str, fn: H) -> None:
+        """Register ``fn`` for ``method``; a table mistake raises at once
+        (:mod:`mcp_proto_runtime._handler_checks`)."""
         if method in _RUNTIME_METHODS:
             raise ValueError(f"{method} is answered by the runtime, not by a handler")
+        check_handler(method, fn, self.kind)
         self._by_method[method] = fn
 
     def find(self, method: str) -> H | None:
@@ -475,8 +492,12 @@ class ServerSettings(Generic[H]):
     ``fanout_timeout``: seconds a write to an HTTP subscriber may take before its
     connection is closed.  Every other keyword goes to
     :class:`~mcp_proto.ServerConnection` (``capabilities``, ``server_info``,
-    limits...), one per stdio stream or per HTTP request (:meth:`connection`).
+    limits...), one per stdio stream or per HTTP request (:meth:`connection`).  The
+    table is checked as it is taken (:mod:`mcp_proto_runtime._handler_checks`).
     """
+
+    #: what the adapter's handlers are: ``"sync"``, ``"async"`` (``None``: unchecked)
+    _handler_kind: HandlerKind = None
 
     def __init__(
         self,
@@ -495,6 +516,7 @@ class ServerSettings(Generic[H]):
         **connection_options: Any,
     ) -> None:
         self.handlers = handlers if isinstance(handlers, Handlers) else Handlers(handlers)
+        self.handlers.adopt(self._handler_kind)
         self.shutdown_grace = shutdown_grace
         self.keepalive_interval = keepalive_interval
         self.client_timeout = client_timeout
@@ -557,8 +579,10 @@ class AsyncServerSettings(ServerSettings[H]):
 
     Every stream in ``_sessions`` has ``changes`` (an
     :class:`~mcp_proto_runtime._fanout.AsyncChanges` its writer task drains) and ``emit``;
-    the adapter supplies :meth:`_checkpoint`.
+    the adapter supplies :meth:`_checkpoint`.  Its handlers are ``async def``.
     """
+
+    _handler_kind: HandlerKind = "async"
 
     async def notify_changed(self, method: str, params: Any = None) -> None:
         """Fan a change notification out to every matching subscription of every stream.

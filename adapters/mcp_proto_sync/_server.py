@@ -55,6 +55,8 @@ class Server(ServerSettings[Handler]):
     with a ``DeprecationWarning``.
     """
 
+    _handler_kind = "sync"
+
     def __init__(
         self,
         handlers: Handlers[Handler] | Mapping[str, Handler] | None = None,
