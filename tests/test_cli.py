@@ -108,3 +108,34 @@ def test_probe_reports_a_legacy_servers_era_and_version(
     out = capsys.readouterr().out
     assert "era: legacy, version 2025-11-25" in out and "server: legacy-asks 1" in out
     assert "capabilities: tools" in out
+
+
+def test_version_and_plain_help(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0 and capsys.readouterr().out.startswith("mcp-proto ")
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "``" not in capsys.readouterr().out  # no RST markup in the help
+
+
+def test_serve_example_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["serve-example", "--http", "localhost:notaport"])
+    err = capsys.readouterr().err
+    assert done.value.code == 2 and "'localhost:notaport' is not HOST:PORT" in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("adapter", ["sync", "asyncio", "trio"])
+def test_serve_example_on_a_port_in_use_says_so(
+    adapter: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        code = main(["serve-example", "--http", f"127.0.0.1:{port}", "--adapter", adapter])
+    err = capsys.readouterr().err
+    assert code == 3 and err.count("\n") == 1
+    assert err.startswith(f"mcp-proto: cannot serve at 127.0.0.1:{port}: [Errno")

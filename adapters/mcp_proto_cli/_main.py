@@ -11,13 +11,16 @@
   (``server/discover``, then ``initialize`` for a legacy server), its version and a
   capability summary.
 
-Exit codes: 0 done, 1 the server answered with an error or broke the protocol, 2 usage,
-3 the server could not be reached or did not answer in time.
+``--version`` prints the installed version.  Exit codes: 0 done, 1 the server answered
+with an error or broke the protocol, 2 usage (one line, no traceback), 3 the server could
+not be reached or did not answer in time (for ``serve-example``: it could not start, the
+port taken or the address not this machine's).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import shlex
 import sys
@@ -148,8 +151,37 @@ def probe(args: argparse.Namespace) -> int:
         return _probe_era(client, args.timeout)
 
 
+def _version() -> str:
+    try:
+        return importlib.metadata.version("mcp-proto")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree, not installed
+        return "unknown (not installed)"
+
+
+def _serve(args: argparse.Namespace) -> int:
+    """The everything server until it is stopped; a failure to start (the port taken,
+    no such address) is one line on stderr and exit code 3, not a traceback."""
+    try:
+        everything.run(args)
+    except KeyboardInterrupt:
+        return 0
+    except OSError as e:
+        print(f"mcp-proto: cannot serve at {args.http or 'stdio'}: {e}", file=sys.stderr)
+        return 3
+    except BaseExceptionGroup as group:  # trio's nursery wraps what its tasks raised
+        match, rest = group.split(OSError)
+        if match is None or rest is not None:
+            raise
+        print(f"mcp-proto: cannot serve at {args.http}: {match.exceptions[0]}", file=sys.stderr)
+        return 3
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="mcp-proto", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="mcp-proto", description=__doc__.splitlines()[0].replace("``", "")
+    )
+    parser.add_argument("--version", action="version", version=f"mcp-proto {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("demo", help="a scripted session against the everything server, traced")
     serve = sub.add_parser("serve-example", help="serve the everything example")
@@ -169,8 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write("\n".join(demo()) + "\n")
         return 0
     if args.command == "serve-example":
-        everything.run(args)
-        return 0
+        return _serve(args)
     try:
         return call(args) if args.command == "call" else probe(args)
     except (

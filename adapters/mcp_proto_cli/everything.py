@@ -498,10 +498,21 @@ def serve_http(adapter: str, address: str) -> None:
         trio.run(main)
 
 
+def host_port(text: str) -> str:
+    """``--http``'s value, ``HOST:PORT`` or ``:PORT`` (``argparse`` reports a bad one as a
+    usage error, in one line)."""
+    _, sep, port = text.rpartition(":")
+    if not (sep and port.isascii() and port.isdigit() and int(port) <= 65535):
+        raise argparse.ArgumentTypeError(f"{text!r} is not HOST:PORT (a port from 0 to 65535)")
+    return text
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--stdio", action="store_true", help="serve stdin/stdout")
-    where.add_argument("--http", metavar="HOST:PORT", help="serve Streamable HTTP at /mcp")
+    where.add_argument(
+        "--http", metavar="HOST:PORT", type=host_port, help="serve Streamable HTTP at /mcp"
+    )
     parser.add_argument("--adapter", choices=("trio", "asyncio", "sync"), default="sync")
 
 
