@@ -30,6 +30,7 @@ from mcp_proto_runtime import (
 
 from ._handlers import Changes, Context, Handler, call
 from ._http import serve_http
+from ._stdio import FileWriter, open_stdio
 
 __all__ = ["Server"]
 
@@ -57,30 +58,22 @@ class Server(AsyncServerSettings[Handler]):
         """Serve the process's stdin and stdout until stdin ends (STDIO-15).
 
         ``sys.stdout`` points at stderr while serving, so a stray ``print``
-        cannot corrupt the stream (STDIO-06).
+        cannot corrupt the stream (STDIO-06).  Either may be a pipe or a regular file
+        (:mod:`mcp_proto_asyncio._stdio`).
         """
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader(limit=_CHUNK)
-        pipe, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), sys.stdin
-        )
-        # the pipe transport reads 256 KiB at a time: a fresh mmap and munmap per read here,
-        # for requests of a few hundred bytes; where it has this knob, read 64 KiB
-        if isinstance(getattr(pipe, "max_size", None), int):
-            pipe.max_size = _CHUNK  # type: ignore[attr-defined]
         real_stdout = sys.stdout
-        unused = asyncio.StreamReader()  # a StreamReaderProtocol knows when the pipe closed
-        transport, protocol = await loop.connect_write_pipe(
-            lambda: asyncio.StreamReaderProtocol(unused), real_stdout
-        )
-        writer = asyncio.StreamWriter(transport, protocol, unused, loop)
+        reader, writer, feeding = await open_stdio(sys.stdin, real_stdout)
         sys.stdout = sys.stderr
         try:
             await self.serve(reader, writer)
         finally:
             sys.stdout = real_stdout
+            if feeding is not None:
+                feeding.cancel()
 
-    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def serve(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter | FileWriter
+    ) -> None:
         """Serve one byte stream until its input ends; in-flight handlers are cancelled."""
         session = _Session(self, writer)
         self._sessions.add(session)
@@ -116,7 +109,7 @@ class _Session:
     next queued request).
     """
 
-    def __init__(self, server: Server, writer: asyncio.StreamWriter) -> None:
+    def __init__(self, server: Server, writer: asyncio.StreamWriter | FileWriter) -> None:
         self.server = server
         self.session: ServerSession[Handler, Context] = ServerSession(
             server, self._context, max_concurrency=server.max_concurrency
