@@ -238,13 +238,18 @@ def _union_unstructurer(tp: Any) -> Fn:
         elif get_origin(arg) in (Sequence, list):
             seq = unstructurer(arg)
 
+    plain = tuple(a for a in get_args(tp) if a in _PRIMS or a is type(None))
+    names = " or ".join(getattr(a, "__name__", str(a)) for a in get_args(tp))
+
     def unstructure_union(v: Any) -> Any:
         fn = by_type.get(type(v))
         if fn is not None:
             return fn(v)
         if seq is not None and isinstance(v, list | tuple):
             return seq(v)
-        return unstructure(v)
+        if type(v) is dict or type(v) in plain:  # a JSON object: the caller's to get right
+            return unstructure(v)
+        raise EncodeError(f"a {type(v).__name__} where the model wants {names}")
 
     return unstructure_union
 
@@ -262,6 +267,8 @@ def _compile_class(cls: type) -> tuple[Fn, Fn]:
         "bad": bad,
         "EMPTY": EMPTY,
         "EncodeError": EncodeError,
+        # the builtins the checks name, as globals: one dict lookup, not two
+        **{b.__name__: b for b in (type, str, int, float, bool, dict, list, tuple)},
     }
     pending: list[Any] = []
     for a in attrs.fields(cls):
@@ -457,18 +464,52 @@ def _field_unstructure(
         return [f"    d[{w!r}] = o.{f.name}"]
     if f.metadata.get("nullable"):
         return [f"    v = o.{f.name}", f"    d[{w!r}] = None if v is None else {value}"]
+    # a required field of the wrong type would be written as it is: schema-invalid JSON
+    # (issue 17); optional ones are left to the caller, so that writing stays cheap
+    required = f.default is attrs.NOTHING or wire_required
+    check = _type_check(tp, f.name, pending) if required else None
+    typed = (
+        [f"    if {check[0]}:", f"        raise EncodeError({_wrong(cls, f.name, w, check[1])})"]
+        if check is not None
+        else []
+    )
     if f.default is attrs.NOTHING:
-        return [f"    v = o.{f.name}", f"    d[{w!r}] = {value}"]
+        return [f"    v = o.{f.name}", *typed, f"    d[{w!r}] = {value}"]
     lines = [f"    v = o.{f.name}"]
     if wire_required:
         lines += [
             "    if v is None:",
             f"        raise EncodeError('{cls.__name__}.{f.name} ({w}) is required')",
+            *typed,
             f"    d[{w!r}] = {value}",
         ]
     else:
         lines += ["    if v is not None:", f"        d[{w!r}] = {value}"]
     return lines
+
+
+def _type_check(tp: Any, name: str, pending: list[Any]) -> tuple[str, str] | None:
+    """The inline check that a field's value is of ``tp`` before it is written, and what
+    ``tp`` is in words; ``None`` for what needs none (``Any``, a union of classes: its
+    dispatch checks)."""
+    check = _check_expr(tp)
+    if check is not None:
+        return None if check[0] == "False" else check
+    origin = get_origin(tp)
+    if origin in (dict, Mapping):
+        return ("type(v) is not dict", "an object (a dict)")
+    if origin in (Sequence, list):
+        return ("type(v) is not list and type(v) is not tuple", "an array (a list)")
+    if attrs.has(tp):
+        pending.append((f"C_{name}", lambda x: x, tp))
+        return (f"type(v) is not C_{name}", f"a {tp.__name__}")
+    return None
+
+
+def _wrong(cls: type, name: str, wire: str, what: str) -> str:
+    """The source of the message for a field of ``cls`` holding a value not ``what``."""
+    text = f"{cls.__name__}.{name} ({wire}) must be {what}, not "
+    return f"{text!r} + repr(v)[:60]"
 
 
 def structure(obj: Any, tp: type[T] | Any) -> T:
@@ -498,6 +539,11 @@ def invalid_to_decode_error(
     )
 
 
+def _held(e: AttributeError | KeyError) -> str:
+    """What a generated unstructurer's ``AttributeError``/``KeyError`` means."""
+    return f"a field holds a value the model cannot write ({type(e).__name__}: {e})"
+
+
 def unstructure(value: Any) -> Any:
     """Turn a model value (or a list/dict of them) into plain JSON-compatible values.
 
@@ -507,7 +553,11 @@ def unstructure(value: Any) -> Any:
     """
     tp = type(value)
     if attrs.has(tp):
-        return _compile_class(tp)[1](value)
+        fn = _compile_class(tp)[1]
+        try:
+            return fn(value)
+        except (AttributeError, KeyError) as e:  # an optional field of the wrong type
+            raise EncodeError(f"cannot unstructure a {tp.__name__}: {_held(e)}") from None
     if tp is list or tp is tuple:
         return [unstructure(x) for x in value]
     if tp is dict:

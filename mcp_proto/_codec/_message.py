@@ -200,5 +200,6 @@ def encode_message(message: Any) -> bytes:
     try:
         obj = fn(message) if fn is not None else unstructure(message)
         return orjson.dumps(obj)
-    except (orjson.JSONEncodeError, TypeError) as e:
+    except (orjson.JSONEncodeError, TypeError, AttributeError, KeyError) as e:
+        # (the last two: an optional field of the wrong type, which is not checked)
         raise EncodeError(f"cannot encode {type(message).__name__}: {e}") from None
