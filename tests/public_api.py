@@ -517,6 +517,7 @@ PINNED = {
         "Write",
         "acknowledgement",
         "answer",
+        "argv",
         "build_request",
         "check_era",
         "client_log",

@@ -23,6 +23,7 @@ from mcp_proto import types as t
 from mcp_proto_runtime import (
     StreamCalls,
     Subscription,
+    argv,
     check_era,
 )
 
@@ -96,7 +97,7 @@ class Client(StreamCalls[asyncio.Queue[_Routed]]):
         if the client cannot be made (bad ``options``).
         """
         process = await asyncio.create_subprocess_exec(
-            *command,
+            *argv(command),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=stderr,

@@ -10,7 +10,7 @@ raises the matching exception.
 from __future__ import annotations
 
 import ssl
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 import attrs
@@ -61,6 +61,7 @@ from ._reach import Endpoint, route_for
 
 __all__ = [
     "ENDINGS",
+    "argv",
     "Endpoint",
     "HTTPClientSettings",
     "InputHandler",
@@ -350,6 +351,21 @@ def probe_outcome(event: ResponseEvent | None, ours: Iterable[str]) -> ProbeOutc
     if isinstance(event, VersionNotSupported):
         return ProbeOutcome(era="modern", supported=event.supported, version=event.choose(ours))
     return ProbeOutcome(era="legacy")
+
+
+def argv(command: Sequence[str]) -> list[str]:
+    """The arguments of a stdio server's ``command``; a single string (which would start
+    a program named by its whole text, or by its first letter) raises ``TypeError``
+    saying what to pass."""
+    if isinstance(command, str | bytes):
+        raise TypeError(
+            f"the command is a list of arguments, not one string: {command!r} "
+            "(shlex.split() makes the list from a command line)"
+        )
+    args = list(command)
+    if not args or not all(isinstance(a, str) for a in args):
+        raise TypeError(f"the command is a non-empty list of strings, not {command!r}")
+    return args
 
 
 def legacy_answer(event: ResponseEvent | None) -> bool:

@@ -19,7 +19,7 @@ from typing import IO, Any, Literal
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto_runtime import check_era, era_failure, era_probe, owner_of
+from mcp_proto_runtime import argv, check_era, era_failure, era_probe, owner_of
 
 from ._calls import ProgressHandler, _Calls
 from ._http_client import HTTPClientSession
@@ -104,7 +104,7 @@ class Client(_Calls):
         (STDIO-05). If the client cannot be made (a bad option), the process is killed.
         """
         process = subprocess.Popen(
-            list(command),
+            argv(command),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=stderr,

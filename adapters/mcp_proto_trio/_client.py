@@ -25,6 +25,7 @@ from mcp_proto import types as t
 from mcp_proto_runtime import (
     StreamCalls,
     Subscription,
+    argv,
     check_era,
 )
 
@@ -105,7 +106,7 @@ class Client(StreamCalls[_Channel]):
         """
         start = partial(
             trio.run_process,
-            list(command),
+            argv(command),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=stderr,

@@ -8,18 +8,39 @@ what this request declares counts, never what earlier requests said).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TypeVar
 
 from .. import types as t
 from .._codec import structure, unstructure
 from .._errors import MISSING_REQUIRED_CLIENT_CAPABILITY
 
 __all__ = [
+    "checked_capabilities",
     "has_capability",
     "missing_capabilities",
     "missing_required_client_capability",
     "require_client_capabilities",
     "undeclared_input_requests",
 ]
+
+
+C = TypeVar("C", t.ClientCapabilities, t.ServerCapabilities)
+
+
+def checked_capabilities(value: object, cls: type[C]) -> C:
+    """``capabilities=`` of a connection: ``cls`` (``None``: an empty one); anything else,
+    a plain dict included, raises ``TypeError`` saying what to pass."""
+    if value is None:
+        return cls()
+    if not isinstance(value, cls):
+        hint = ""
+        if isinstance(value, Mapping):
+            hint = f" (mcp_proto.structure(value, mcp_proto.types.{cls.__name__}) makes one)"
+        raise TypeError(
+            f"capabilities= takes a mcp_proto.types.{cls.__name__}, "
+            f"not a value of type {type(value).__name__}{hint}"
+        )
+    return value
 
 
 def _as_json(caps: object) -> Mapping[str, object]:

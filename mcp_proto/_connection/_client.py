@@ -50,6 +50,7 @@ from .._errors import (
     LocalProtocolError,
 )
 from ._base import Commit, StreamConnection
+from ._capabilities import checked_capabilities
 from ._events import (
     NEED_DATA,
     ClientEvent,
@@ -118,7 +119,7 @@ class ClientConnection(StreamConnection[ClientEvent]):
         super().__init__(
             max_message_size=max_message_size, max_depth=max_depth, tombstones=tombstones
         )
-        self.capabilities = capabilities if capabilities is not None else t.ClientCapabilities()
+        self.capabilities = checked_capabilities(capabilities, t.ClientCapabilities)
         self.client_info = client_info
         self.protocol_version = protocol_version
         self.log_level = log_level

@@ -41,7 +41,7 @@ from .._errors import (
     unsupported_protocol_version,
 )
 from ._base import UNROUTED, Commit, StreamConnection
-from ._capabilities import has_capability
+from ._capabilities import checked_capabilities, has_capability
 from ._events import (
     PAUSED,
     AnsweredRequest,
@@ -156,7 +156,7 @@ class ServerConnection(StreamConnection[ServerEvent]):
         super().__init__(
             max_message_size=max_message_size, max_depth=max_depth, tombstones=tombstones
         )
-        self.capabilities = capabilities if capabilities is not None else t.ServerCapabilities()
+        self.capabilities = checked_capabilities(capabilities, t.ServerCapabilities)
         self.server_info = server_info
         self.supported_versions = tuple(supported_versions)
         self.legacy_versions = _served(legacy_versions)
