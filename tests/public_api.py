@@ -81,6 +81,7 @@ PINNED = {
         "encode_message",
         "has_capability",
         "header_mismatch",
+        "input_capabilities",
         "invalid_params",
         "is_reserved_meta_key",
         "is_valid_meta_key",

@@ -56,7 +56,8 @@ def test_mrtr12_input_rounds_answered_by_a_callback() -> None:
         assert err.value.event.result.request_state == "s1"
     with spawn() as undeclared, pytest.raises(McpError) as refused:
         undeclared.call_tool("ask")  # the server may not ask what was not declared (MRTR-10)
-    assert refused.value.code == m.INTERNAL_ERROR
+    assert refused.value.code == m.MISSING_REQUIRED_CLIENT_CAPABILITY  # -32021 (META-10)
+    assert refused.value.data == {"requiredCapabilities": {"elicitation": {}}}
 
 
 def test_cancel06_timeout_cancels_on_the_server_and_the_late_answer_is_dropped() -> None:

@@ -16,6 +16,7 @@ May import: the kernel (``mcp_proto._model``, ``mcp_proto._util``), ``mcp_proto.
 from ._base import Statistics, StreamConnection
 from ._capabilities import (
     has_capability,
+    input_capabilities,
     missing_capabilities,
     missing_required_client_capability,
     require_client_capabilities,
@@ -125,5 +126,6 @@ __all__ = [
     "missing_capabilities",
     "missing_required_client_capability",
     "require_client_capabilities",
+    "input_capabilities",
     "undeclared_input_requests",
 ]

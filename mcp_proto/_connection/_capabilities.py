@@ -7,7 +7,7 @@ what this request declares counts, never what earlier requests said).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TypeVar
 
 from .. import types as t
@@ -17,6 +17,7 @@ from .._errors import MISSING_REQUIRED_CLIENT_CAPABILITY
 __all__ = [
     "checked_capabilities",
     "has_capability",
+    "input_capabilities",
     "missing_capabilities",
     "missing_required_client_capability",
     "require_client_capabilities",
@@ -131,6 +132,27 @@ def undeclared_input_requests(
         if not _declared(caps, method, request):
             bad.append(key)
     return bad
+
+
+def input_capabilities(
+    input_requests: Mapping[str, object], keys: Iterable[str] | None = None
+) -> t.ClientCapabilities:
+    """The client capabilities the ``keys`` of ``input_requests`` (all by default) need:
+    ``elicitation`` (``elicitation.url`` for a URL-mode one), ``sampling``, ``roots``; the
+    ``requiredCapabilities`` of the ``-32021`` a server sends rather than ask a client
+    for what it did not declare (MRTR-10, META-10)."""
+    need: dict[str, dict[str, object]] = {}
+    for key in input_requests if keys is None else keys:
+        request = input_requests[key]
+        method = getattr(request, "method", None)
+        if method == "sampling/createMessage":
+            need["sampling"] = {}
+        elif method == "roots/list":
+            need["roots"] = {}
+        elif method == "elicitation/create":
+            url = getattr(getattr(request, "params", None), "mode", None) == "url"
+            need.setdefault("elicitation", {}).update({"url": {}} if url else {})
+    return structure(need, t.ClientCapabilities)
 
 
 def _declared(caps: t.ClientCapabilities | None, method: object, request: object) -> bool:

@@ -1,0 +1,63 @@
+"""A handler that asks for input the request's client did not declare (MRTR-10): the
+server answers ``-32021`` whose ``requiredCapabilities`` names what it needs (META-10; on
+HTTP with ``400``), on every adapter, instead of ``-32603`` (issue 17)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import mcp_proto as m
+import mcp_proto_sync
+from mcp_proto import types as t
+
+from .test_adapter_http import running
+
+ASK = {"method": "elicitation/create",
+       "params": {"message": "Name?", "requestedSchema": {"type": "object"}}}  # fmt: skip
+SAMPLE = {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 1}}
+
+
+def handlers(adapter: str) -> dict[str, Any]:
+    def ask(ctx: Any, params: Any) -> Any:
+        wanted = {"name": ASK, "model": SAMPLE} if params.name == "both" else {"name": ASK}
+        return ctx.input_required(wanted)
+
+    if adapter == "sync":
+        return {"tools/call": ask}
+
+    async def aask(ctx: Any, params: Any) -> Any:
+        return ask(ctx, params)
+
+    return {"tools/call": aask}
+
+
+def refusal(client: Any) -> m.McpError:
+    with pytest.raises(m.McpError) as refused:
+        client.call_tool("both")
+    return refused.value
+
+
+@pytest.mark.parametrize("adapter", ["sync", "asyncio", "trio"])
+def test_mrtr10_meta10_undeclared_input_is_32021_naming_what_is_needed(adapter: str) -> None:
+    sampling_only = t.ClientCapabilities(sampling=t.ClientCapabilitiesSampling())
+    with running(adapter, handlers=handlers(adapter)) as (host, port):
+        url = f"http://{host}:{port}/mcp"
+        with mcp_proto_sync.Client.http(url, era="modern", timeout=10) as bare:
+            none = refusal(bare)
+        with mcp_proto_sync.Client.http(url, era="modern", timeout=10,
+                                        capabilities=sampling_only) as some:  # fmt: skip
+            part = refusal(some)
+    assert none.code == -32021
+    assert none.data == {"requiredCapabilities": {"elicitation": {}, "sampling": {}}}
+    assert part.data == {"requiredCapabilities": {"elicitation": {}}}  # only what it lacks
+
+
+def test_input_capabilities_for_each_kind_of_input_request() -> None:
+    url = t.ElicitRequest(params=t.ElicitRequestURLParams(message="m", url="https://x.example/"))
+    roots = t.ListRootsRequest()
+    form = m.structure(ASK, t.ElicitRequest)
+    asks = {"url": url, "roots": roots, "form": form}
+    assert m.unstructure(m.input_capabilities(asks)) == {"elicitation": {"url": {}}, "roots": {}}
+    assert m.unstructure(m.input_capabilities(asks, ["form"])) == {"elicitation": {}}
