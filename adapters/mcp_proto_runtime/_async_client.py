@@ -31,6 +31,7 @@ from ._client import (
     Call,
     Done,
     InputHandler,
+    Pending,
     ProbeOutcome,
     ProgressHandler,
     build_request,
@@ -66,6 +67,21 @@ class AsyncCalls:
     def _time_limit(self, limit: float | None) -> AbstractAsyncContextManager[Any]:
         """A block that raises ``TimeoutError`` once ``limit`` s pass (``None``: never)."""
         raise NotImplementedError
+
+    @staticmethod
+    async def _settle(step: Any) -> Any:
+        """``step``, or what a :class:`~mcp_proto_runtime.Pending` (an ``async def``
+        callback's) stands for once awaited."""
+        while isinstance(step, Pending):
+            try:
+                value = await step.awaitable
+            except Exception as e:
+                if step.failed is None:
+                    raise
+                step = step.failed(e)
+            else:
+                step = step.resume(value)
+        return step
 
     async def _tell(self, event: Notification) -> None:
         """Send a notification that belongs to no call (``notifications/initialized``)."""
@@ -329,7 +345,7 @@ class StreamCalls(AsyncCalls, Generic[Source]):
             await self._write(self.conn.send(call.request))
             async with self._time_limit(limit):
                 while True:
-                    step = call.feed(await self._next(source))
+                    step = await self._settle(call.feed(await self._next(source)))
                     if isinstance(step, Done):
                         return step.result
                     if step is not None:
@@ -355,7 +371,7 @@ class StreamCalls(AsyncCalls, Generic[Source]):
         answered at once; True when ``event`` was one.  A request goes to the input
         handler of the last call in flight that has one (a stdio server names no call)."""
         call = next(reversed(self._inputs.values()), None)
-        reply = legacy_reply(self.conn, event, call)
+        reply = await self._settle(legacy_reply(self.conn, event, call))
         if reply is not None:
             await self._write(self.conn.send(reply))
             return True

@@ -19,6 +19,7 @@ ends the session (``DELETE``).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Coroutine
 from contextlib import AbstractAsyncContextManager, suppress
 from typing import Any, ClassVar, Protocol, Self
@@ -308,7 +309,7 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
                     link, event = await self._ending(link, call.request.id, call)
                     self._release(link)
                     link = None
-                    step = call.feed(event)
+                    step = await self._settle(call.feed(event))
                     if not isinstance(step, Retry):
                         assert isinstance(step, Done)  # _ending hands over endings only
                         return step.result
@@ -365,9 +366,13 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
                     client_log.warning("tool %r left out: %s", event.name, event.reason)
                 elif isinstance(event, Notification):
                     if event.method == "notifications/progress" and on_progress is not None:
-                        on_progress(event.params)
+                        shown = on_progress(event.params)
+                        if inspect.isawaitable(shown):  # an async def callback
+                            await shown
                     self._deliver(event)  # a legacy session's, on a call's stream
-                elif (reply := legacy_reply(self.conn, event, call)) is not None:
+                elif (
+                    reply := await self._settle(legacy_reply(self.conn, event, call))
+                ) is not None:
                     await self._post_aside(self.http.answer(reply))
                 elif isinstance(event, Cancelled):
                     pass  # the server gave up a request of its own: nothing to answer
@@ -410,7 +415,7 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
                     self._deliver(event)  # the session's: for the listens it belongs to
                 elif not isinstance(event, Cancelled):
                     call = next(reversed(self._inputs.values()), None)
-                    reply = legacy_reply(self.conn, event, call)
+                    reply = await self._settle(legacy_reply(self.conn, event, call))
                     if reply is None:
                         break  # its end: a refusal (405), a lost connection
                     await self._post_aside(self.http.answer(reply))

@@ -9,9 +9,10 @@ raises the matching exception.
 
 from __future__ import annotations
 
+import inspect
 import ssl
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal, TypeVar
 
 import attrs
 
@@ -61,6 +62,8 @@ from ._reach import Endpoint, route_for
 
 __all__ = [
     "ENDINGS",
+    "blocking",
+    "Pending",
     "argv",
     "Endpoint",
     "HTTPClientSettings",
@@ -99,9 +102,11 @@ ENDINGS = (
 
 
 #: answers an ``input_required`` round: gets the event, returns the ``inputResponses``
-InputHandler = Callable[[InputRequired], Mapping[str, Any]]
+InputHandler = Callable[
+    [InputRequired], Mapping[str, Any] | Awaitable[Mapping[str, Any]]
+]  # (an async def on the async clients)
 #: sees each ``notifications/progress`` of a call that asked for progress
-ProgressHandler = Callable[[t.ProgressNotificationParams], None]
+ProgressHandler = Callable[[t.ProgressNotificationParams], Awaitable[None] | None]
 
 
 class InputRequiredError(Exception):
@@ -153,6 +158,36 @@ class Done:
     result: Any
 
 
+@attrs.frozen
+class Pending:
+    """An async callback's awaitable (``on_input`` or ``on_progress`` given as an
+    ``async def`` to an async client): await :attr:`awaitable`, then ``resume(value)`` is
+    the step it stood for; if it raised, ``failed(error)`` is (re-raise when ``None``).
+    :meth:`AsyncCalls._settle <mcp_proto_runtime.AsyncCalls>` does this; a blocking client
+    refuses async callbacks."""
+
+    awaitable: Awaitable[Any]
+    resume: Callable[[Any], Any]
+    failed: Callable[[Exception], Any] | None = None
+
+
+T = TypeVar("T")
+
+
+def blocking(step: T | Pending) -> T:
+    """``step`` for a blocking client, which cannot await: a :class:`Pending` (a callback
+    that gave an awaitable) raises ``TypeError`` saying what to pass instead."""
+    if isinstance(step, Pending):
+        close = getattr(step.awaitable, "close", None)
+        if close is not None:
+            close()  # never awaited: no "coroutine was never awaited" warning
+        raise TypeError(
+            "the blocking client calls on_input and on_progress as plain functions: this one "
+            "gave an awaitable (an async def?); use mcp_proto_asyncio or mcp_proto_trio"
+        )
+    return step
+
+
 class Call:
     """One client call from its first request to its result, MRTR rounds included; no I/O.
 
@@ -160,7 +195,8 @@ class Call:
     :meth:`feed` takes each event routed to the current request and says what to do next:
     ``None`` (keep waiting: a progress notification, passed to ``on_progress``),
     :class:`Retry` (``on_input`` answered an ``input_required`` round: send
-    ``retry.request``, routed under its new id), or :class:`Done`. An ending that is an
+    ``retry.request``, routed under its new id), or :class:`Done`; for an ``async def``
+    callback, a :class:`Pending` that gives one of those once awaited. An ending that is an
     error raises as :func:`outcome_of` does, and so does ``on_input``. The caller keeps the
     wait, the timeout and the cancellation: on any other way out it cancels
     :attr:`request` if it is still in flight.
@@ -183,23 +219,30 @@ class Call:
         self.on_input = on_input
         self.request = build_request(conn, method, params, progress=on_progress is not None)
 
-    def feed(self, event: ResponseEvent) -> Retry | Done | None:
+    def feed(self, event: ResponseEvent) -> Retry | Done | Pending | None:
         """What ``event`` (routed to :attr:`request`) means for the call."""
         if isinstance(event, Notification):
             if self.on_progress is not None and event.method == "notifications/progress":
-                self.on_progress(event.params)
+                shown = self.on_progress(event.params)
+                if inspect.isawaitable(shown):
+                    return Pending(shown, lambda _: None)
             return None
         if isinstance(event, InputRequired) and self.on_input is not None:
             answers = self.on_input(event)
-            replaces = self.request.id
-            self.request = event.retry(id=self.conn.next_id(), input_responses=answers)
-            return Retry(self.request, replaces)
+            if inspect.isawaitable(answers):
+                return Pending(answers, lambda got: self._retry(event, got))
+            return self._retry(event, answers)
         return Done(outcome_of(event))
+
+    def _retry(self, event: InputRequired, answers: Any) -> Retry:
+        replaces = self.request.id
+        self.request = event.retry(id=self.conn.next_id(), input_responses=answers)
+        return Retry(self.request, replaces)
 
 
 def legacy_input(
     event: ServerRequest, call: Request | None, on_input: InputHandler | None
-) -> Result | ErrorResponse:
+) -> Result | ErrorResponse | Pending:
     """The answer to a legacy server's request (issue 16), asked of ``on_input`` as the
     MRTR round it stands for: one ``InputRequired`` for ``call`` (the call it came with,
     or during), its one input request keyed by the server's id.  So one callback answers
@@ -219,8 +262,19 @@ def legacy_input(
     try:
         answers = on_input(asked)
     except Exception as e:
-        error = t.Error(code=INTERNAL_ERROR, message=f"the input handler failed: {e}")
-        return ErrorResponse(id=event.id, error=error)
+        return _input_failed(event, e)
+    if inspect.isawaitable(answers):
+        return Pending(answers, lambda got: _legacy_answer(event, key, got),
+                       lambda e: _input_failed(event, e))  # fmt: skip
+    return _legacy_answer(event, key, answers)
+
+
+def _input_failed(event: ServerRequest, e: Exception) -> ErrorResponse:
+    error = t.Error(code=INTERNAL_ERROR, message=f"the input handler failed: {e}")
+    return ErrorResponse(id=event.id, error=error)
+
+
+def _legacy_answer(event: ServerRequest, key: str, answers: Any) -> Result | ErrorResponse:
     if key not in answers:
         error = t.Error(code=INTERNAL_ERROR, message=f"the input handler gave no {key!r} answer")
         return ErrorResponse(id=event.id, error=error)
@@ -258,7 +312,7 @@ def era_probe(conn: ClientConnection, era: str, transport: Literal["stdio", "htt
     )
 
 
-def legacy_reply(conn: ClientConnection, event: Any, call: Call | None) -> Event | None:
+def legacy_reply(conn: ClientConnection, event: Any, call: Call | None) -> Event | Pending | None:
     """What a client sends for ``event`` in a legacy session, or ``None`` when it is not
     the server's: a request of the server's is answered by ``call``'s ``on_input`` (the
     call in flight it came with, see :func:`legacy_input`); a ``ping`` answered by the

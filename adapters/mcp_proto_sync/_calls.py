@@ -9,6 +9,7 @@ convenience calls.  Neither client module imports the other for it.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import time
 from collections import deque
 from collections.abc import Mapping
@@ -23,6 +24,7 @@ from mcp_proto_runtime import (
     InputHandler,
     ProbeOutcome,
     ProgressHandler,
+    blocking,
     build_request,
     legacy_reply,
     outcome_of,
@@ -98,7 +100,7 @@ class _Calls:
     def _reply_to(self, event: Any) -> m.Event | None:
         """What answers a legacy server's request (with the current call's ``on_input``),
         its ``ping`` or a refusal of one; ``None`` for any other event."""
-        return legacy_reply(self.conn, event, self._calling)
+        return blocking(legacy_reply(self.conn, event, self._calling))
 
     def _send(self, request: m.Request) -> None:
         raise NotImplementedError
@@ -146,6 +148,12 @@ class _Calls:
         that raised, an interrupt) is cancelled on the server.  A legacy session
         the server ended (HTTP ``404``) is opened again and the call sent once more.
         """
+        for callback in (on_input, on_progress):
+            if inspect.iscoroutinefunction(callback):
+                raise TypeError(
+                    f"{callback!r} is an async def: the blocking client calls plain "
+                    "functions (use mcp_proto_asyncio or mcp_proto_trio for async ones)"
+                )
         limit = self.timeout if timeout is None else timeout
         deadline = None if limit is None else time.monotonic() + limit
         for attempt in (1, 2):
@@ -169,7 +177,7 @@ class _Calls:
                 event = self._await_end(call.request.id, deadline, call.on_progress)
                 if event is None:
                     raise TimeoutError(f"{call.method} got no answer within {limit} s")
-                step = call.feed(event)
+                step = blocking(call.feed(event))
                 if isinstance(step, Done):
                     return step.result
                 if step is not None:
