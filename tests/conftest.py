@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,3 +55,17 @@ def ts_sdk() -> tuple[str, Path]:
         if done.returncode != 0:
             pytest.skip(f"the TypeScript SDK could not be installed: {done.stderr[-300:]}")
     return node, folder
+
+
+@pytest.fixture(scope="module")
+def everything_url() -> Iterator[str]:
+    """Our everything server (the blocking adapter) over HTTP on 127.0.0.1, in this
+    process, for the module: its endpoint's URL."""
+    from .test_adapter_http import start_sync
+
+    bound: list[tuple[str, int]] = []
+    up = threading.Event()
+    stop = start_sync(lambda at: (bound.append(at), up.set()))
+    assert up.wait(10)
+    yield f"http://{bound[0][0]}:{bound[0][1]}/mcp"
+    stop()

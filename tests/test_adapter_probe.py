@@ -26,8 +26,6 @@ import mcp_proto_sync
 import mcp_proto_trio
 from mcp_proto_runtime import ProbeOutcome
 
-from .test_adapter_http import start_sync
-
 ROOT = Path(__file__).resolve().parent.parent
 ECHO = [sys.executable, str(ROOT / "examples" / "echo_server.py")]
 PEER = [sys.executable, str(ROOT / "tests" / "peers" / "stdio_server.py")]
@@ -88,13 +86,8 @@ def test_stdio_probe_without_an_answer_is_legacy_and_cancelled_stdio_21(adapter:
 
 
 @pytest.fixture
-def modern_url() -> Iterator[str]:
-    bound: list[tuple[str, int]] = []
-    up = threading.Event()
-    stop = start_sync(lambda at: (bound.append(at), up.set()))
-    assert up.wait(10)
-    yield f"http://{bound[0][0]}:{bound[0][1]}/mcp"
-    stop()
+def modern_url(everything_url: str) -> str:
+    return everything_url
 
 
 _SESSION_REQUIRED = (

@@ -5,8 +5,6 @@ what to use instead."""
 from __future__ import annotations
 
 import sys
-import threading
-from collections.abc import Iterator
 from typing import Any
 
 import anyio
@@ -16,7 +14,6 @@ import mcp_proto as m
 import mcp_proto_sync
 from mcp_proto import types as t
 
-from .test_adapter_http import start_sync
 from .test_interop_legacy_client import drive
 
 CAPS = t.ClientCapabilities(elicitation=t.ClientCapabilitiesElicitation())
@@ -25,13 +22,8 @@ OURS = [sys.executable, "-m", "mcp_proto_cli", "serve-example", "--stdio",
 
 
 @pytest.fixture(scope="module")
-def url() -> Iterator[str]:
-    bound: list[tuple[str, int]] = []
-    up = threading.Event()
-    stop = start_sync(lambda at: (bound.append(at), up.set()))
-    assert up.wait(10)
-    yield f"http://{bound[0][0]}:{bound[0][1]}/mcp"
-    stop()
+def url(everything_url: str) -> str:
+    return everything_url
 
 
 async def answer(event: m.InputRequired) -> dict[str, Any]:

@@ -9,8 +9,6 @@ resumed) and as modern MRTR rounds, so that one callback answers both eras.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,7 +16,6 @@ import pytest
 import mcp_proto as m
 from mcp_proto import types as t
 
-from .test_adapter_http import start_sync
 from .test_interop_legacy_client import drive
 
 CAPS = t.ClientCapabilities(
@@ -27,13 +24,8 @@ CAPS = t.ClientCapabilities(
 
 
 @pytest.fixture(scope="module")
-def url() -> Iterator[str]:
-    bound: list[tuple[str, int]] = []
-    up = threading.Event()
-    stop = start_sync(lambda at: (bound.append(at), up.set()))
-    assert up.wait(10)
-    yield f"http://{bound[0][0]}:{bound[0][1]}/mcp"
-    stop()
+def url(everything_url: str) -> str:
+    return everything_url
 
 
 def answer(event: m.InputRequired) -> dict[str, Any]:

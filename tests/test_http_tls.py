@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import base64
 import ssl
-import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,7 +18,6 @@ import pytest
 from mcp_proto_runtime import Endpoint, route_for
 
 from ._relays import connect_proxy, tls_front
-from .test_adapter_http import start_sync
 from .test_interop_legacy_client import drive
 
 trustme = pytest.importorskip("trustme")
@@ -28,14 +25,9 @@ ADAPTERS = ["sync", "asyncio", "trio"]
 
 
 @pytest.fixture(scope="module")
-def backend() -> Iterator[int]:
+def backend(everything_url: str) -> int:
     """Our everything server over plain HTTP, for the module: its port."""
-    bound: list[tuple[str, int]] = []
-    up = threading.Event()
-    stop = start_sync(lambda at: (bound.append(at), up.set()))
-    assert up.wait(10)
-    yield bound[0][1]
-    stop()
+    return int(everything_url.rsplit(":", 1)[1].split("/", maxsplit=1)[0])
 
 
 @pytest.fixture(scope="module")
