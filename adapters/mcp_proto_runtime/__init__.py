@@ -33,6 +33,7 @@ socket, selectors, subprocess or time (``tests/test_purity.py``).  Times, tasks,
 threads and sockets are the adapters'; every protocol decision is the core's.
 """
 
+from ._api import LISTS, MAX_PAGES, Pages, completion_params, prompt_params
 from ._async_client import AsyncCalls, StreamCalls, Subscription
 from ._async_http import AsyncHTTPSession
 from ._client import (
@@ -181,6 +182,11 @@ __all__ = [
     "ProbeOutcome",
     "probe_outcome",
     "Endpoint",
+    "LISTS",
+    "MAX_PAGES",
+    "Pages",
+    "completion_params",
+    "prompt_params",
     "Pending",
     "blocking",
     "argv",

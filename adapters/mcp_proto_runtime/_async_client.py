@@ -6,7 +6,7 @@ client's methods, so it runs under either event loop and holds no I/O of its own
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, suppress
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
@@ -27,6 +27,7 @@ from mcp_proto import (
 from mcp_proto import types as t
 from mcp_proto.http import ResponseEvent
 
+from ._api import LISTS, Pages, completion_params, prompt_params
 from ._client import (
     Call,
     Done,
@@ -213,26 +214,96 @@ class AsyncCalls:
         event = await self._round(self.conn.discover_request(), timeout)
         return probe_outcome(event, (self.conn.protocol_version,))
 
+    # -- the typed calls (mcp_proto_runtime._api) -----------------------------
+
     async def call_tool(
-        self, name: str, arguments: Mapping[str, Any] | None = None, **kw: Any
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressHandler | None = None,
+        on_input: InputHandler | None = None,
     ) -> t.CallToolResult:
         params = t.CallToolRequestParams(name=name, arguments=dict(arguments or {}))
-        result: t.CallToolResult = await self.request("tools/call", params, **kw)
+        result: t.CallToolResult = await self.request(
+            "tools/call", params, timeout=timeout, on_progress=on_progress, on_input=on_input
+        )
         return result
 
-    async def list_tools(self, **kw: Any) -> list[t.Tool]:
-        """Every tool, following ``nextCursor`` until it is absent (PAGE-05, PAGE-06)."""
-        tools: list[t.Tool] = []
-        cursor: str | None = None
-        while True:
-            page = await self.request("tools/list", t.PaginatedRequestParams(cursor=cursor), **kw)
-            tools.extend(page.tools)
-            if page.next_cursor is None:
-                return tools
-            cursor = page.next_cursor
+    async def pages(self, method: str, *, timeout: float | None = None) -> AsyncIterator[Any]:
+        """Each page of a listing (``tools/list``, ``resources/list``,
+        ``resources/templates/list``, ``prompts/list``) as it comes, following
+        ``nextCursor`` (PAGE-05, PAGE-06; bounded: :class:`mcp_proto_runtime.Pages`)."""
+        walk = Pages(method)
+        while not walk.done:
+            page = await self.request(method, walk.params(), timeout=timeout)
+            walk.took(page)
+            yield page
 
-    async def discover(self, **kw: Any) -> t.DiscoverResult:
-        result: t.DiscoverResult = await self.request("server/discover", t.RequestParams(), **kw)
+    async def _every(self, method: str, timeout: float | None) -> list[Any]:
+        return [item async for page in self.pages(method, timeout=timeout)
+                for item in getattr(page, LISTS[method])]  # fmt: skip
+
+    async def list_tools(self, *, timeout: float | None = None) -> list[t.Tool]:
+        """Every tool, following ``nextCursor`` until it is absent (PAGE-05, PAGE-06)."""
+        return await self._every("tools/list", timeout)
+
+    async def list_resources(self, *, timeout: float | None = None) -> list[t.Resource]:
+        return await self._every("resources/list", timeout)
+
+    async def list_resource_templates(
+        self, *, timeout: float | None = None
+    ) -> list[t.ResourceTemplate]:
+        return await self._every("resources/templates/list", timeout)
+
+    async def list_prompts(self, *, timeout: float | None = None) -> list[t.Prompt]:
+        return await self._every("prompts/list", timeout)
+
+    async def read_resource(
+        self, uri: str, *, timeout: float | None = None, on_input: InputHandler | None = None
+    ) -> t.ReadResourceResult:
+        params = t.ReadResourceRequestParams(uri=uri)
+        result: t.ReadResourceResult = await self.request(
+            "resources/read", params, timeout=timeout, on_input=on_input
+        )
+        return result
+
+    async def get_prompt(
+        self,
+        name: str,
+        arguments: Mapping[str, str] | None = None,
+        *,
+        timeout: float | None = None,
+        on_input: InputHandler | None = None,
+    ) -> t.GetPromptResult:
+        params = prompt_params(name, arguments)
+        result: t.GetPromptResult = await self.request(
+            "prompts/get", params, timeout=timeout, on_input=on_input
+        )
+        return result
+
+    async def complete(
+        self,
+        ref: t.PromptReference | t.ResourceTemplateReference,
+        argument: str,
+        value: str,
+        *,
+        context: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+    ) -> t.CompleteResult:
+        """Suggestions for ``argument`` of a prompt or resource template, ``value`` typed
+        so far; ``context``: the arguments already chosen."""
+        params = completion_params(ref, argument, value, context)
+        result: t.CompleteResult = await self.request(
+            "completion/complete", params, timeout=timeout
+        )
+        return result
+
+    async def discover(self, *, timeout: float | None = None) -> t.DiscoverResult:
+        result: t.DiscoverResult = await self.request(
+            "server/discover", t.RequestParams(), timeout=timeout
+        )
         return result
 
 

@@ -12,23 +12,27 @@ import contextlib
 import inspect
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import mcp_proto as m
 from mcp_proto import types as t
 from mcp_proto.http import ResponseEvent
 from mcp_proto_runtime import (
+    LISTS,
     Call,
     Done,
     InputHandler,
+    Pages,
     ProbeOutcome,
     ProgressHandler,
     blocking,
     build_request,
+    completion_params,
     legacy_reply,
     outcome_of,
     probe_outcome,
+    prompt_params,
 )
 
 from ._listen import QUEUED, Subscription
@@ -290,24 +294,90 @@ class _Calls:
             self._cancel(request.id, "probe timed out")
         return probe_outcome(event, (self.conn.protocol_version,))
 
+    # -- the typed calls (mcp_proto_runtime._api) -----------------------------
+
     def call_tool(
-        self, name: str, arguments: Mapping[str, Any] | None = None, **kw: Any
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressHandler | None = None,
+        on_input: InputHandler | None = None,
     ) -> t.CallToolResult:
         params = t.CallToolRequestParams(name=name, arguments=dict(arguments or {}))
-        result: t.CallToolResult = self.request("tools/call", params, **kw)
+        result: t.CallToolResult = self.request(
+            "tools/call", params, timeout=timeout, on_progress=on_progress, on_input=on_input
+        )
         return result
 
-    def list_tools(self, **kw: Any) -> list[t.Tool]:
-        """Every tool, following ``nextCursor`` until it is absent (PAGE-05, PAGE-06)."""
-        tools: list[t.Tool] = []
-        cursor: str | None = None
-        while True:
-            page = self.request("tools/list", t.PaginatedRequestParams(cursor=cursor), **kw)
-            tools.extend(page.tools)
-            if page.next_cursor is None:
-                return tools
-            cursor = page.next_cursor
+    def pages(self, method: str, *, timeout: float | None = None) -> Iterator[Any]:
+        """Each page of a listing (``tools/list``, ``resources/list``,
+        ``resources/templates/list``, ``prompts/list``) as it comes, following
+        ``nextCursor`` (PAGE-05, PAGE-06; bounded: :class:`mcp_proto_runtime.Pages`)."""
+        walk = Pages(method)
+        while not walk.done:
+            page = self.request(method, walk.params(), timeout=timeout)
+            walk.took(page)
+            yield page
 
-    def discover(self, **kw: Any) -> t.DiscoverResult:
-        result: t.DiscoverResult = self.request("server/discover", t.RequestParams(), **kw)
+    def _every(self, method: str, timeout: float | None) -> list[Any]:
+        return [item for page in self.pages(method, timeout=timeout)
+                for item in getattr(page, LISTS[method])]  # fmt: skip
+
+    def list_tools(self, *, timeout: float | None = None) -> list[t.Tool]:
+        """Every tool, following ``nextCursor`` until it is absent (PAGE-05, PAGE-06)."""
+        return self._every("tools/list", timeout)
+
+    def list_resources(self, *, timeout: float | None = None) -> list[t.Resource]:
+        return self._every("resources/list", timeout)
+
+    def list_resource_templates(self, *, timeout: float | None = None) -> list[t.ResourceTemplate]:
+        return self._every("resources/templates/list", timeout)
+
+    def list_prompts(self, *, timeout: float | None = None) -> list[t.Prompt]:
+        return self._every("prompts/list", timeout)
+
+    def read_resource(
+        self, uri: str, *, timeout: float | None = None, on_input: InputHandler | None = None
+    ) -> t.ReadResourceResult:
+        params = t.ReadResourceRequestParams(uri=uri)
+        result: t.ReadResourceResult = self.request(
+            "resources/read", params, timeout=timeout, on_input=on_input
+        )
+        return result
+
+    def get_prompt(
+        self,
+        name: str,
+        arguments: Mapping[str, str] | None = None,
+        *,
+        timeout: float | None = None,
+        on_input: InputHandler | None = None,
+    ) -> t.GetPromptResult:
+        params = prompt_params(name, arguments)
+        result: t.GetPromptResult = self.request(
+            "prompts/get", params, timeout=timeout, on_input=on_input
+        )
+        return result
+
+    def complete(
+        self,
+        ref: t.PromptReference | t.ResourceTemplateReference,
+        argument: str,
+        value: str,
+        *,
+        context: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+    ) -> t.CompleteResult:
+        """Suggestions for ``argument`` of a prompt or resource template, ``value`` typed
+        so far; ``context``: the arguments already chosen."""
+        params = completion_params(ref, argument, value, context)
+        result: t.CompleteResult = self.request("completion/complete", params, timeout=timeout)
+        return result
+
+    def discover(self, *, timeout: float | None = None) -> t.DiscoverResult:
+        result: t.DiscoverResult = self.request(
+            "server/discover", t.RequestParams(), timeout=timeout
+        )
         return result
