@@ -61,3 +61,4 @@ def test_input_capabilities_for_each_kind_of_input_request() -> None:
     asks = {"url": url, "roots": roots, "form": form}
     assert m.unstructure(m.input_capabilities(asks)) == {"elicitation": {"url": {}}, "roots": {}}
     assert m.unstructure(m.input_capabilities(asks, ["form"])) == {"elicitation": {}}
+    assert m.input_capabilities({"odd": {"method": "x/y"}}) == t.ClientCapabilities()  # MRTR-05
