@@ -13,7 +13,7 @@ import mcp_proto as m
 from mcp_proto import types as t
 from mcp_proto_runtime import MAX_PAGES, Pages
 
-from .test_interop_legacy_client import drive, free_port, serving
+from .test_interop_legacy_client import drive, free_port, serving, stop
 
 OURS = [sys.executable, "-m", "mcp_proto_cli", "serve-example", "--stdio",
         "--adapter", "sync"]  # fmt: skip
@@ -49,8 +49,7 @@ def our_url() -> Any:
     port = free_port()
     server = serving([*OURS[:-3], "--http", f"127.0.0.1:{port}", "--adapter", "sync"], port)
     yield f"http://127.0.0.1:{port}/mcp"
-    server.kill()
-    server.wait(10)
+    stop(server)
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])

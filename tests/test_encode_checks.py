@@ -22,7 +22,6 @@ META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
     [
         (t.TextContent(text=3), "TextContent.text (text) must be a string, not 3"),
         (t.TextContent(text=None), "TextContent.text (text) must be a string, not None"),
-        (t.TextContent(text="x", type="image"), "TextContent.type (type) must be one of 'text'"),
         (t.Tool(name=None, input_schema={}), "Tool.name (name) must be a string, not None"),
         (t.Tool(name="x", input_schema="x"), "Tool.input_schema (inputSchema) must be an object"),
         (t.CallToolResult(content="hi"), "CallToolResult.content (content) must be an array"),

@@ -11,7 +11,10 @@ callback an MRTR round uses.  Our own dual-era server, probed the same way, stay
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -187,11 +190,26 @@ def free_port() -> int:
 
 
 def serving(command: list[str], port: int) -> subprocess.Popen[bytes]:
+    """Start an HTTP server ``command`` listening on ``port``, in a process group of its
+    own (a ``uv run`` wrapper's child included), for :func:`stop`."""
     from ._http_helpers import wait_for_port
 
-    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wait_for_port(port, alive=lambda: server.poll() is None)
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True)  # fmt: skip
+    try:
+        wait_for_port(port, alive=lambda: server.poll() is None)
+    except BaseException:
+        stop(server)
+        raise
     return server
+
+
+def stop(server: subprocess.Popen[bytes]) -> None:
+    """End a :func:`serving` server and everything it started (killing ``uv run`` alone
+    leaves its child, the server, running)."""
+    with contextlib.suppress(ProcessLookupError):  # the group is gone already
+        os.killpg(server.pid, signal.SIGKILL)
+    server.wait(10)
 
 
 def name_answer(event: m.InputRequired) -> dict[str, Any]:
@@ -240,8 +258,7 @@ def our_http_server() -> Any:
     server = serving([sys.executable, "-m", "mcp_proto_cli", "serve-example", "--http",
                       f"127.0.0.1:{port}", "--adapter", "sync"], port)  # fmt: skip
     yield f"http://127.0.0.1:{port}/mcp"
-    server.kill()
-    server.wait(10)
+    stop(server)
 
 
 @pytest.mark.parametrize("adapter", ["sync", "asyncio", "trio"])
@@ -318,8 +335,7 @@ def test_leg21_the_http_client_finds_a_legacy_sdk_server(
 
         check(drive(adapter, url, scenario, era="auto", capabilities=CAPS, timeout=20))
     finally:
-        server.kill()
-        server.wait(10)
+        stop(server)
 
 
 # -- the official TypeScript SDK's 1.x server, over stdio and HTTP --------------
@@ -398,8 +414,7 @@ def test_leg21_the_typescript_sdk_server_over_http(adapter: str, ts_server: list
         ts_check(drive(adapter, url, ts_session, capabilities=ALL_INPUT, timeout=20,
                        era_cache=m.EraCache()))  # fmt: skip
     finally:
-        server.kill()
-        server.wait(10)
+        stop(server)
 
 
 async def ts_listen(client: Any, call: Any) -> dict[str, Any]:
@@ -439,8 +454,7 @@ def test_leg_sub07_a_listen_is_a_subscription_on_the_typescript_server(
         try:
             report = drive(adapter, f"http://127.0.0.1:{port}/mcp", ts_listen, timeout=20)
         finally:
-            server.kill()
-            server.wait(10)
+            stop(server)
     assert report["honoured"] == t.SubscriptionFilter(
         resource_subscriptions=["test://counter"], tools_list_changed=True
     )

@@ -465,8 +465,9 @@ def _field_unstructure(
     if f.metadata.get("nullable"):
         return [f"    v = o.{f.name}", f"    d[{w!r}] = None if v is None else {value}"]
     # a required field of the wrong type would be written as it is: schema-invalid JSON
-    # (issue 17); optional ones are left to the caller, so that writing stays cheap
-    required = f.default is attrs.NOTHING or wire_required
+    # (issue 17); those with a default (a discriminator, "2.0") and optional ones are left
+    # to the caller, so that writing stays cheap
+    required = f.default is attrs.NOTHING
     check = _type_check(tp, f.name, pending) if required else None
     typed = (
         [f"    if {check[0]}:", f"        raise EncodeError({_wrong(cls, f.name, w, check[1])})"]
@@ -480,7 +481,6 @@ def _field_unstructure(
         lines += [
             "    if v is None:",
             f"        raise EncodeError('{cls.__name__}.{f.name} ({w}) is required')",
-            *typed,
             f"    d[{w!r}] = {value}",
         ]
     else:
