@@ -519,6 +519,7 @@ PINNED = {
         "Stop",
         "StreamCalls",
         "Subscription",
+        "Transport",
         "Write",
         "acknowledgement",
         "answer",

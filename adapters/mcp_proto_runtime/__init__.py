@@ -113,6 +113,7 @@ from ._session import (
     Stop,
     Write,
 )
+from ._transport import Transport
 
 __all__ = [
     "client_log",
@@ -182,6 +183,7 @@ __all__ = [
     "ProbeOutcome",
     "probe_outcome",
     "Endpoint",
+    "Transport",
     "LISTS",
     "MAX_PAGES",
     "Pages",

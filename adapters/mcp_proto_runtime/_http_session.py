@@ -44,11 +44,12 @@ from mcp_proto import (
     Result,
 )
 from mcp_proto import ServerConnection as _ServerConnection
-from mcp_proto.http import HTTPServer, HTTPServerConnection, Reply
+from mcp_proto.http import Headers, HTTPServer, HTTPServerConnection, Reply
 from mcp_proto.http.limits import BodyBudget, ListenBudget
 
 from ._server import ClientClock, HandlerContext, RequestContext, ServerSettings, default_answer
 from ._session import CancelHandler, RunHandler, Write, respond
+from ._transport import http_transport
 
 __all__ = [
     "END_LISTEN",
@@ -249,7 +250,11 @@ class HTTPServerSession(Generic[H, C]):
     def _dispatch(self, request: Request) -> Write | RunHandler[H, C] | OpenListen:
         handler = self._find(request.method)
         if handler is not None:
-            context = self._make_context(RequestContext(request))
+            ex = self.conn.exchange
+            headers = ex.headers if ex is not None else Headers()
+            authenticated = self.conn.server.auth is not None
+            transport = http_transport(headers, self._peer, authenticated=authenticated)
+            context = self._make_context(RequestContext(request, transport=transport))
             self.run = RunHandler(request=request, handler=handler, context=context)
             return self.run
         if request.method != "subscriptions/listen":

@@ -49,6 +49,7 @@ from ._answers import (
 )
 from ._fanout import FANOUT_QUEUE, FANOUT_TIMEOUT, AsyncChanges
 from ._handler_checks import HandlerKind, check_handler
+from ._transport import Transport
 
 __all__ = [
     "AsyncServerSettings",
@@ -154,6 +155,8 @@ class RequestContext:
     request: Request
     cancelled: bool = False
     _last_progress: float | None = None
+    #: what the request came on (:class:`~mcp_proto_runtime.Transport`)
+    transport: Transport = attrs.field(factory=lambda: Transport(kind="stdio"), kw_only=True)
 
     @property
     def meta(self) -> t.RequestMetaObject | None:
@@ -234,6 +237,12 @@ class HandlerContext(Generic[S]):
     @property
     def cancelled(self) -> bool:
         return self._core.cancelled
+
+    @property
+    def transport(self) -> Transport:
+        """The transport the request came on: its HTTP headers, the principal the
+        server's ``auth`` let in, the peer (:class:`~mcp_proto_runtime.Transport`)."""
+        return self._core.transport
 
     input_required = staticmethod(RequestContext.input_required)
 

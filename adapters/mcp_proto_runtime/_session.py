@@ -59,6 +59,7 @@ from ._server import (
     default_answer,
     internal_error,
 )
+from ._transport import stdio_transport
 
 __all__ = [
     "RESUME_READING",
@@ -175,6 +176,7 @@ class ServerSession(Generic[H, C]):
         self.conn = settings.connection()
         self._find: Callable[[str], H | None] = settings.handlers.find
         self._make_context = make_context
+        self._transport = stdio_transport()
         self._grace = settings.shutdown_grace
         self._max = max_concurrency
         self._running = 0
@@ -243,7 +245,7 @@ class ServerSession(Generic[H, C]):
         if handler is None:  # server/discover, a listen, or -32601: answered here
             data = self.conn.send(default_answer(self.conn, request))
             return Write(data) if data else None
-        context = self._make_context(RequestContext(request))
+        context = self._make_context(RequestContext(request, transport=self._transport))
         run = RunHandler(request=request, handler=handler, context=context)
         self._runs[request.id] = run
         if self._running < self._max:
