@@ -549,6 +549,7 @@ PINNED = {
         "read_timeout",
         "route_for",
         "server_log",
+        "shown_progress",
         "tunnel_open",
         "unknown_tool",
         "write_timed_out",

@@ -57,7 +57,7 @@ def test_mrtr12_input_rounds_answered_by_a_callback() -> None:
     with spawn() as undeclared, pytest.raises(McpError) as refused:
         undeclared.call_tool("ask")  # the server may not ask what was not declared (MRTR-10)
     assert refused.value.code == m.MISSING_REQUIRED_CLIENT_CAPABILITY  # -32021 (META-10)
-    assert refused.value.data == {"requiredCapabilities": {"elicitation": {}}}
+    assert refused.value.data == {"requiredCapabilities": {"elicitation": {"form": {}}}}
 
 
 def test_cancel06_timeout_cancels_on_the_server_and_the_late_answer_is_dropped() -> None:

@@ -66,5 +66,7 @@ def test_the_blocking_client_refuses_async_callbacks(url: str) -> None:
     with mcp_proto_sync.Client.http(url, era="modern", capabilities=CAPS, timeout=10) as client:
         with pytest.raises(TypeError, match="async def: the blocking client calls plain"):
             client.call_tool("test_input_required_result_elicitation", on_input=answer)
+        with pytest.raises(TypeError, match="gave an awaitable"):  # a plain on_progress
+            client.call_tool("test_tool_with_progress", on_progress=hidden)
         with pytest.raises(TypeError, match="gave an awaitable"):  # hidden behind a lambda
             client.call_tool("test_input_required_result_elicitation", on_input=hidden)

@@ -8,9 +8,11 @@ from typing import Any
 
 import pytest
 
+import mcp_proto as m
 import mcp_proto_asyncio
 import mcp_proto_sync
 import mcp_proto_trio
+from mcp_proto import types as t
 from mcp_proto_runtime import Handlers
 
 ASYNC = [mcp_proto_asyncio.Server, mcp_proto_trio.Server]
@@ -58,8 +60,14 @@ def test_what_the_server_sends_takes_no_handler(server: Any, method: str) -> Non
 
 
 @pytest.mark.parametrize("server", ALL)
-def test_an_extension_method_is_taken(server: Any) -> None:
-    taken = server({"com.example/frobnicate": right(server), "tools/call": right(server)})
+def test_an_extension_method_is_taken_when_its_extension_is_registered(server: Any) -> None:
+    """The core answers ``-32601`` for a method no registered extension declares, so a
+    handler for one would never run; with its ``Extension`` it is taken."""
+    with pytest.raises(ValueError, match="needs its Extension in the server's extensions="):
+        server({"com.example/frobnicate": right(server)})
+    ext = m.Extension(id="com.example/frob", requests={"com.example/frobnicate": (None, None)})
+    caps = t.ServerCapabilities(extensions={"com.example/frob": {}})
+    taken = server({"com.example/frobnicate": right(server)}, extensions=[ext], capabilities=caps)
     assert taken.handlers.find("com.example/frobnicate") is right(server)
 
 
@@ -81,7 +89,16 @@ def test_an_async_server_takes_partials_and_async_callables(server: Any) -> None
     async def with_extra(extra: int, ctx: Any, params: Any) -> Any:
         return {"content": []}
 
-    server({"tools/call": functools.partial(with_extra, 1), "tools/list": AsyncCallable()})
+    def decorated(fn: Any) -> Any:
+        @functools.wraps(fn)
+        def wrapper(ctx: Any, params: Any) -> Any:  # a plain wrapper returning the coroutine
+            return fn(ctx, params)
+
+        return wrapper
+
+    server({"tools/call": functools.partial(with_extra, 1), "tools/list": AsyncCallable(),
+            "prompts/list": functools.partial(AsyncCallable()),
+            "prompts/get": decorated(coro)})  # fmt: skip
 
 
 def test_the_blocking_server_refuses_an_async_def() -> None:

@@ -340,6 +340,16 @@ def test_http42_a_modern_error_status_is_the_error_response(status: int, code: i
     assert event.error.code == code
 
 
+def test_a_5xx_error_is_the_error_response_whatever_its_code() -> None:
+    """A ``5xx`` is a server's failure, not a sign of its era (HTTP-42 reads ``4xx``):
+    its JSON-RPC error is the call's answer."""
+    client = HTTPClient()
+    post = call(client)
+    body = b'{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"busy"}}'
+    (event,) = respond(client, post, 500, "application/json", body)
+    assert isinstance(event, m.ErrorResponse) and event.code == -32603
+
+
 def test_a_refused_initialize_is_its_error_response_vers16() -> None:
     """``initialize`` refused with a 4xx JSON-RPC error (a modern-only server naming its
     versions, VER-16) stays the error response: its message is the caller's to show."""

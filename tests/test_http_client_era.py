@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 import mcp_proto as m
+from mcp_proto import types as t
 
 from .test_interop_legacy_client import drive
 
@@ -186,7 +187,7 @@ def test_era_modern_keeps_the_code_of_a_json_rpc_refusal(
     """A legacy server's 400 with a JSON-RPC error body, to ``era="modern"``: the error
     keeps its code, and its message says the status and what to do."""
     url, seen = peer
-    with pytest.raises(m.McpError, match=r"Missing session ID \(HTTP 400; an init") as caught:
+    with pytest.raises(m.McpError, match=r"Missing session ID \(HTTP 400\)$") as caught:
         drive(adapter, url, listed, era="modern", era_cache=m.EraCache(), timeout=10)
     assert caught.value.code == -32600 and seen == ["tools/list"]
 
@@ -230,3 +231,46 @@ def test_leg09_a_call_given_up_in_a_session_is_cancelled_by_a_post(
     drive(adapter, url, slow, era="legacy", era_cache=m.EraCache(), timeout=10)
     assert "notifications/cancelled" in seen
     assert seen.index("notifications/cancelled") > seen.index("tools/call")
+
+
+async def listen_first(client: Any, call: Any) -> Any:
+    sub = await call(client.listen, t.SubscriptionFilter(tools_list_changed=True))
+    tools = await call(client.list_tools)
+    return client.era, sub.honoured, [tool.name for tool in tools]
+
+
+@pytest.mark.parametrize("adapter", ["sync", "asyncio", "trio"])
+@pytest.mark.parametrize("peer", [{"refusal": SDK_REFUSAL}], indirect=True)
+def test_ver15_a_cached_modern_era_that_a_listen_contradicts_is_found_again(
+    adapter: str, peer: tuple[str, list[str]]
+) -> None:
+    """The first operation is a listen, on a cached modern era the server (legacy now)
+    contradicts: the era is found again and the listen made in the legacy session (where
+    this server offers nothing to listen to), and the client works on."""
+    url, seen = peer
+    cache = m.EraCache()
+    cache.put(url.rsplit("/", 1)[0], m.Modern(version="2026-07-28"))
+    era, honoured, tools = drive(adapter, url, listen_first, era_cache=cache, timeout=10)
+    assert (era, tools) == ("legacy", ["only"])
+    assert honoured == t.SubscriptionFilter()
+    assert sent(seen)[:4] == ["subscriptions/listen", "server/discover", *SESSION_OPENING]
+
+
+async def discovered_then_listed(client: Any, call: Any) -> Any:
+    await call(client.discover)  # a modern answer: the cached era is borne out
+    return await call(client.list_tools)
+
+
+@pytest.mark.parametrize("adapter", ["sync", "asyncio", "trio"])
+@pytest.mark.parametrize("peer", [{"modern": True}], indirect=True)
+def test_ver15_a_cached_era_borne_out_is_not_probed_again(
+    adapter: str, peer: tuple[str, list[str]]
+) -> None:
+    """Once a modern answer bore the cached era out, a later 4xx error that is no modern
+    one is that call's error: no probe, no second send."""
+    url, seen = peer
+    cache = m.EraCache()
+    cache.put(url.rsplit("/", 1)[0], m.Modern(version="2026-07-28"))
+    with pytest.raises(m.McpError, match="no such argument"):
+        drive(adapter, url, discovered_then_listed, era_cache=cache, timeout=10)
+    assert seen == ["server/discover", "tools/list"]

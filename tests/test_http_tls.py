@@ -18,6 +18,7 @@ import pytest
 from mcp_proto_runtime import Endpoint, route_for
 
 from ._relays import connect_proxy, tls_front
+from .test_adapter_http import running
 from .test_interop_legacy_client import drive
 
 trustme = pytest.importorskip("trustme")
@@ -93,23 +94,29 @@ def test_https_proxy_from_the_environment(
 ) -> None:
     """``HTTPS_PROXY`` names the proxy: the client tunnels with ``CONNECT host:port`` and
     runs TLS inside the tunnel (the certificate is still the server's)."""
-    with tls_front(server_context(ca, "localhost"), backend) as front, connect_proxy() as proxy:
+    with (
+        running("sync", {"allowed_hosts": None}) as (_, open_port),  # takes Host: mcp.test
+        tls_front(server_context(ca, "mcp.test"), open_port) as front,
+        connect_proxy() as proxy,
+    ):
         monkeypatch.setenv("HTTPS_PROXY", f"http://127.0.0.1:{proxy['port']}")
-        url = f"https://localhost:{front['port']}/mcp"
+        url = f"https://mcp.test:{front['port']}/mcp"  # a name only the proxy resolves
         assert drive(adapter, url, listed, ssl_context=trusting(ca), timeout=10)[2]
-    heads, first = proxy["heads"], f"CONNECT localhost:{front['port']} HTTP/1.1\r\n"
+    heads, first = proxy["heads"], f"CONNECT mcp.test:{front['port']} HTTP/1.1\r\n"
     assert heads and all(h.startswith(first) for h in heads)
     assert all("proxy-authorization" not in h.lower() for h in heads)
 
 
 @pytest.mark.parametrize("adapter", ADAPTERS)
-def test_no_proxy_skips_the_proxy(
+def test_a_loopback_server_is_never_proxied_from_the_environment(
     adapter: str, backend: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """``HTTP_PROXY`` is set and ``NO_PROXY`` is not, but no proxy can reach this
+    machine's loopback: the client connects directly (``NO_PROXY``: ``test_route_rules``)."""
     with connect_proxy() as proxy:
         monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{proxy['port']}")
-        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
         assert drive(adapter, f"http://127.0.0.1:{backend}/mcp", listed, timeout=10)[2]
+        assert drive(adapter, f"http://localhost:{backend}/mcp", listed, timeout=10)[2]
     assert proxy["heads"] == []
 
 
@@ -181,3 +188,14 @@ def test_route_rules(monkeypatch: pytest.MonkeyPatch) -> None:
     assert route_for(https, proxy=None).tunnel is None
     monkeypatch.setenv("NO_PROXY", ".example.com")
     assert route_for(https).tunnel is None
+    for loopback in ("http://localhost/", "http://127.0.0.7/", "http://[::1]:8/"):
+        monkeypatch.setenv("HTTP_PROXY", "http://p:1")
+        assert route_for(Endpoint.parse(loopback)).tunnel is None
+
+
+def test_an_internationalized_host_goes_out_in_its_idna_form() -> None:
+    at = Endpoint.parse("https://bücher.example:8443/mcp")
+    assert (at.host, at.authority) == ("xn--bcher-kva.example", "xn--bcher-kva.example:8443")
+    assert route_for(at, proxy="http://p:1").tunnel == "xn--bcher-kva.example:8443"
+    with pytest.raises(ValueError, match="not a valid name"):
+        Endpoint.parse("http://" + "ü" * 70 + ".example/")

@@ -50,8 +50,8 @@ def test_mrtr10_meta10_undeclared_input_is_32021_naming_what_is_needed(adapter: 
                                         capabilities=sampling_only) as some:  # fmt: skip
             part = refusal(some)
     assert none.code == -32021
-    assert none.data == {"requiredCapabilities": {"elicitation": {}, "sampling": {}}}
-    assert part.data == {"requiredCapabilities": {"elicitation": {}}}  # only what it lacks
+    assert none.data == {"requiredCapabilities": {"elicitation": {"form": {}}, "sampling": {}}}
+    assert part.data == {"requiredCapabilities": {"elicitation": {"form": {}}}}  # what it lacks
 
 
 def test_input_capabilities_for_each_kind_of_input_request() -> None:
@@ -59,6 +59,7 @@ def test_input_capabilities_for_each_kind_of_input_request() -> None:
     roots = t.ListRootsRequest()
     form = m.structure(ASK, t.ElicitRequest)
     asks = {"url": url, "roots": roots, "form": form}
-    assert m.unstructure(m.input_capabilities(asks)) == {"elicitation": {"url": {}}, "roots": {}}
-    assert m.unstructure(m.input_capabilities(asks, ["form"])) == {"elicitation": {}}
+    assert m.unstructure(m.input_capabilities(asks)) == {
+        "elicitation": {"url": {}, "form": {}}, "roots": {}}  # fmt: skip
+    assert m.unstructure(m.input_capabilities(asks, ["form"])) == {"elicitation": {"form": {}}}
     assert m.input_capabilities({"odd": {"method": "x/y"}}) == t.ClientCapabilities()  # MRTR-05

@@ -13,6 +13,8 @@ import os
 import stat
 from typing import IO, Any
 
+from mcp_proto_runtime import server_log
+
 __all__ = ["open_stdio"]
 
 _CHUNK = 65536
@@ -46,10 +48,16 @@ class FileWriter:
 
 
 async def _read_file(reader: asyncio.StreamReader, fd: int) -> None:
+    """Feed ``reader`` from a regular file, a chunk at a time; a read that fails (``EIO``,
+    a directory) ends the input as its end would, so that the server stops."""
     loop = asyncio.get_running_loop()
-    while data := await loop.run_in_executor(None, os.read, fd, _CHUNK):
-        reader.feed_data(data)
-    reader.feed_eof()
+    try:
+        while data := await loop.run_in_executor(None, os.read, fd, _CHUNK):
+            reader.feed_data(data)  # (a file is read ahead of the server: it is finite)
+    except OSError as e:
+        server_log.error("stdin could not be read: %s", e)
+    finally:
+        reader.feed_eof()
 
 
 async def open_stdio(

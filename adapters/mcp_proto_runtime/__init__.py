@@ -61,6 +61,7 @@ from ._client import (
     outcome_of,
     owner_of,
     probe_outcome,
+    shown_progress,
 )
 from ._fanout import (
     FANOUT_QUEUE,
@@ -191,6 +192,7 @@ __all__ = [
     "prompt_params",
     "Pending",
     "blocking",
+    "shown_progress",
     "argv",
     "Route",
     "default_tls",

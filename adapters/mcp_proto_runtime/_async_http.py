@@ -27,6 +27,7 @@ from typing import Any, ClassVar, Protocol, Self
 from mcp_proto import (
     NEED_DATA,
     Cancelled,
+    ClientConnection,
     ConnectionClosed,
     Legacy,
     LocalProtocolError,
@@ -276,13 +277,7 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
             try:
                 return await self._call(method, params, limit, on_progress, on_input)
             except _Expired:
-                if self._stream is not None:
-                    self._drop(self._stream)  # the old session's
-                self._fresh_session(conn)
-                self.outcome = None  # found again: initialize, then the call once more
-                for link in self._idle:
-                    self._drop(link)
-                self._idle.clear()
+                self._start_over(conn)
                 if attempt == 2:
                     raise ConnectionError(
                         f"{method}: the new session was lost too (404), or the era changed again"
@@ -449,18 +444,44 @@ class AsyncHTTPSession(HTTPClientSettings, AsyncCalls):
             return
         self._release(link)
 
+    def _start_over(self, expired: ClientConnection) -> None:
+        """The binding of ``expired`` is over (a ``404`` in its session, or a server that
+        is legacy after all): a new one, and the era found again at the next call."""
+        if self._stream is not None:
+            self._drop(self._stream)  # the old session's
+        self._fresh_session(expired)
+        self.outcome = None  # found again: initialize, then the call once more
+        for link in self._idle:
+            self._drop(link)
+        self._idle.clear()
+
     async def listen(
         self, notifications: t.SubscriptionFilter, *, timeout: float | None = None
     ) -> Subscription:
         """Open a ``subscriptions/listen`` stream on a connection of its own.
 
         Returns once the server acknowledged it; iterate the :class:`Subscription`
-        for the notifications, ``aclose()`` it to close the stream (SUB-11).
+        for the notifications, ``aclose()`` it to close the stream (SUB-11).  A cached
+        modern era that the server contradicts is found again, and the listen made in
+        the era found (once).
         """
         limit = self.timeout if timeout is None else timeout
-        await self._ensure_era(limit)
-        if isinstance(self.outcome, Legacy):
-            return await self._listen_legacy(notifications, self.outcome, limit)
+        for attempt in (1, 2):
+            await self._ensure_era(limit)
+            if isinstance(self.outcome, Legacy):
+                return await self._listen_legacy(notifications, self.outcome, limit)
+            conn = self.conn
+            try:
+                return await self._listen_modern(notifications, limit)
+            except _Expired:
+                self._start_over(conn)
+                if attempt == 2:
+                    raise ConnectionError("listen: the era changed again") from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _listen_modern(
+        self, notifications: t.SubscriptionFilter, limit: float | None
+    ) -> Subscription:
         params = t.SubscriptionsListenRequestParams(notifications=notifications)
         request = build_request(self.conn, "subscriptions/listen", params)
         link: Link | None = None

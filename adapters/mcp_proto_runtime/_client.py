@@ -62,6 +62,7 @@ from ._reach import Endpoint, route_for
 
 __all__ = [
     "ENDINGS",
+    "shown_progress",
     "blocking",
     "Pending",
     "argv",
@@ -186,6 +187,13 @@ def blocking(step: T | Pending) -> T:
             "gave an awaitable (an async def?); use mcp_proto_asyncio or mcp_proto_trio"
         )
     return step
+
+
+def shown_progress(shown: object) -> None:
+    """What a blocking client's ``on_progress`` returned: nothing, or an awaitable it
+    cannot await (``TypeError``, as :func:`blocking` says)."""
+    if inspect.isawaitable(shown):
+        blocking(Pending(shown, lambda _: None))
 
 
 class Call:
@@ -446,7 +454,7 @@ def http_failure(event: ResponseEvent) -> Exception | None:
             hint = "; an initialize-era server, it seems: era='auto' or 'legacy' talks to it"
         if event.error is not None:  # a JSON-RPC error still: its code is the caller's
             error = event.error
-            return McpError(error.code, f"{error.message} (HTTP {event.status}{hint})", error.data)
+            return McpError(error.code, f"{error.message} (HTTP {event.status})", error.data)
         return RemoteProtocolError(
             f"HTTP {event.status}: {event.reason} ({event.era.value}){hint}"
         )
@@ -550,6 +558,8 @@ class HTTPClientSettings:
         if not self._era_assumed or self.conn.legacy is not None:
             return False
         if not legacy_answer(event):
+            if isinstance(event, Result | ErrorResponse | SubscriptionAcknowledged):
+                self._era_assumed = False  # a modern answer: the cached era is borne out
             return False
         self._era_assumed = False  # the probe finds the truth; it is trusted then
         self.era_cache.invalidate(self.origin)

@@ -7,10 +7,13 @@ failed at call time.  :func:`check_handler` says so at once, with what to do ins
 * a handler must be callable (``TypeError``);
 * a method the spec defines as a notification or as a request the server sends
   (``sampling/createMessage``...) has no handler (``ValueError``);
-* a method the spec does not define is taken as an extension's, unless it is one
-  letter-slip away from a spec method (``tool/call``): ``ValueError`` naming it;
+* a method the spec does not define is answered ``-32601`` by the core unless an
+  extension the server registered (``extensions=``) declares it: such a handler would
+  never run, so it is a ``ValueError`` (naming the spec method it is one slip from, if
+  any: ``tool/call``);
 * on the asyncio and trio servers a handler is an ``async def`` (or a callable whose
-  ``__call__`` is), on the blocking server a plain function: the other kind is a
+  ``__call__`` is, a ``functools.partial`` of one, a decorator's wrapper that names it
+  in ``__wrapped__``), on the blocking server a plain function: the other kind is a
   ``TypeError`` (the adapters tell them apart; :class:`Handlers` alone does not).
 """
 
@@ -18,11 +21,12 @@ from __future__ import annotations
 
 import difflib
 import inspect
+from collections.abc import Callable
 from typing import Any, Literal
 
 from mcp_proto import METHODS, Kind
 
-__all__ = ["HandlerKind", "check_handler"]
+__all__ = ["HandlerKind", "check_handler", "check_method"]
 
 #: the calling convention of an adapter's handlers (``None``: not checked)
 HandlerKind = Literal["sync", "async"] | None
@@ -31,28 +35,25 @@ _REQUESTS = sorted(name for name, info in METHODS.items() if info.kind is Kind.R
 
 
 def is_async(fn: Any) -> bool:
-    """An ``async def`` (through ``functools.partial`` too), or an object whose
-    ``__call__`` is one."""
-    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
-        getattr(fn, "__call__", None)  # noqa: B004  (the method itself is what is checked)
-    )
+    """An ``async def`` (through ``functools.partial`` and ``__wrapped__`` too), or an
+    object whose ``__call__`` is one."""
+    seen = 0
+    while seen < 8:  # (a bounded unwrap: a partial of a wrapper of a partial...)
+        call = getattr(fn, "__call__", None)  # noqa: B004  (the method itself is checked)
+        if inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call):
+            return True
+        inner = getattr(fn, "func", None) or getattr(fn, "__wrapped__", None)
+        if inner is None:
+            return False
+        fn, seen = inner, seen + 1
+    return False
 
 
 def check_handler(method: str, fn: Any, kind: HandlerKind = None) -> None:
-    """Raise ``TypeError`` or ``ValueError`` if ``fn`` cannot answer ``method`` on an
-    adapter whose handlers are ``kind`` (see the module's docstring)."""
+    """Raise ``TypeError`` if ``fn`` cannot be called, or is not of ``kind`` (see the
+    module's docstring)."""
     if not callable(fn):
         raise TypeError(f"the handler for {method!r} is {fn!r}, not something to call")
-    info = METHODS.get(method)
-    if info is not None and info.kind is not Kind.REQUEST:
-        raise ValueError(
-            f"{method!r} is a {info.kind.value.replace('_', ' ')} ({info.direction.value}), "
-            "not a request a server answers: it takes no handler"
-        )
-    if info is None:
-        near = difflib.get_close_matches(method, _REQUESTS, n=1, cutoff=0.8)
-        if near:
-            raise ValueError(f"no method {method!r} in the spec: did you mean {near[0]!r}?")
     if kind == "async" and not is_async(fn):
         raise TypeError(
             f"the handler for {method!r} must be an async def on this server: "
@@ -63,3 +64,22 @@ def check_handler(method: str, fn: Any, kind: HandlerKind = None) -> None:
             f"the handler for {method!r} must be a plain function on the blocking server: "
             f"{fn!r} is an async def (use mcp_proto_asyncio or mcp_proto_trio)"
         )
+
+
+def check_method(method: str, declared: Callable[[str], bool] = lambda _: False) -> None:
+    """Raise ``ValueError`` if a handler for ``method`` could never run (see the module's
+    docstring); ``declared(method)`` says whether a registered extension declares it."""
+    info = METHODS.get(method)
+    if info is not None and info.kind is not Kind.REQUEST:
+        raise ValueError(
+            f"{method!r} is a {info.kind.value.replace('_', ' ')} ({info.direction.value}), "
+            "not a request a server answers: it takes no handler"
+        )
+    if info is None and not declared(method):
+        near = difflib.get_close_matches(method, _REQUESTS, n=1, cutoff=0.8)
+        hint = (
+            f": did you mean {near[0]!r}?"
+            if near
+            else ("; an extension's method needs its Extension in the server's extensions=")
+        )
+        raise ValueError(f"no method {method!r} in the spec{hint}")

@@ -12,7 +12,8 @@ What was decided (issue 17):
   ``http/1.1``.  TLS is the standard library's; nothing of it is written here.
 * ``proxy="auto"`` (the default) takes the proxy the environment names for the URL's
   scheme (``HTTPS_PROXY`` for ``https://``, ``HTTP_PROXY`` for ``http://``; either
-  case) unless ``NO_PROXY`` lists the host, as ``urllib`` reads them.  ``proxy=None``
+  case) unless ``NO_PROXY`` lists the host, as ``urllib`` reads them, and never for a
+  loopback host (a local server is no proxy's to reach).  ``proxy=None``
   connects directly; ``proxy="http://[user:password@]host:port"`` names one.
   Credentials go in ``Proxy-Authorization: Basic``.
 * A proxy is always a ``CONNECT`` tunnel, for ``http://`` endpoints too (the requests
@@ -23,6 +24,7 @@ What was decided (issue 17):
 from __future__ import annotations
 
 import base64
+import ipaddress
 import ssl
 import urllib.request
 from collections.abc import Awaitable, Callable
@@ -62,9 +64,15 @@ class Endpoint:
             raise ValueError(f"the port of {url!r} is not a number from 0 to 65535") from None
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         authority = parts.netloc.rpartition("@")[2]
+        host = parts.hostname
+        if not host.isascii():  # an internationalized name: its IDNA form on the wire
+            try:
+                host = host.encode("idna").decode("ascii")
+            except UnicodeError:
+                raise ValueError(f"the host of {url!r} is not a valid name") from None
+            authority = host + (f":{parts.port}" if parts.port is not None else "")
         return cls(
-            host=parts.hostname, port=port, target=target, authority=authority,
-            scheme=parts.scheme,
+            host=host, port=port, target=target, authority=authority, scheme=parts.scheme,
         )  # fmt: skip
 
     @property
@@ -140,7 +148,10 @@ def route_for(
 
 
 def _from_environment(endpoint: Endpoint) -> str | None:
-    """The proxy the environment names for ``endpoint``, or ``None``."""
+    """The proxy the environment names for ``endpoint``, or ``None``: never for a
+    loopback host (``localhost``, ``127.0.0.0/8``, ``::1``), which no proxy can reach."""
+    if _loopback(endpoint.host):
+        return None
     proxies = urllib.request.getproxies_environment()
     found = proxies.get(endpoint.scheme)
     if not found or urllib.request.proxy_bypass(endpoint.host):  # NO_PROXY
@@ -181,3 +192,12 @@ async def dig(
     await write(tunnel.request())
     while not tunnel_open(route, tunnel):
         tunnel.receive_data(bytes(await read()))
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -48,7 +48,7 @@ from ._answers import (
     unknown_tool,
 )
 from ._fanout import FANOUT_QUEUE, FANOUT_TIMEOUT, AsyncChanges
-from ._handler_checks import HandlerKind, check_handler
+from ._handler_checks import HandlerKind, check_handler, check_method
 from ._transport import Transport
 
 __all__ = [
@@ -100,17 +100,20 @@ class Handlers(Generic[H]):
         self._by_method: dict[str, H] = {}
         #: the calling convention the adapter's server checks (set when it adopts these)
         self.kind: HandlerKind = None
+        self._declared: Callable[[str], bool] | None = None
         for method, fn in (handlers or {}).items():
             self.add(method, fn)
         if default is not None:
             check_handler("(the catch-all)", default)
         self.default = default
 
-    def adopt(self, kind: HandlerKind) -> None:
-        """An adapter's server takes these handlers: each must be of ``kind`` (and so must
-        those added later)."""
-        self.kind = kind
+    def adopt(self, kind: HandlerKind, declared: Callable[[str], bool] = lambda _: False) -> None:
+        """An adapter's server takes these handlers: each must be of ``kind``, for a method
+        that can reach it (a spec request, or one ``declared`` by a registered extension);
+        so must those added later."""
+        self.kind, self._declared = kind, declared
         for method, fn in self._by_method.items():
+            check_method(method, declared)
             check_handler(method, fn, kind)
         if self.default is not None:
             check_handler("(the catch-all)", self.default, kind)
@@ -129,6 +132,8 @@ class Handlers(Generic[H]):
         (:mod:`mcp_proto_runtime._handler_checks`)."""
         if method in _RUNTIME_METHODS:
             raise ValueError(f"{method} is answered by the runtime, not by a handler")
+        if self._declared is not None:  # taken by a server: the method must reach it
+            check_method(method, self._declared)
         check_handler(method, fn, self.kind)
         self._by_method[method] = fn
 
@@ -402,7 +407,6 @@ class ServerSettings(Generic[H]):
         **connection_options: Any,
     ) -> None:
         self.handlers = handlers if isinstance(handlers, Handlers) else Handlers(handlers)
-        self.handlers.adopt(self._handler_kind)
         self.shutdown_grace = shutdown_grace
         self.keepalive_interval = keepalive_interval
         self.client_timeout = client_timeout
@@ -416,6 +420,10 @@ class ServerSettings(Generic[H]):
         connection_options.setdefault("legacy_versions", LEGACY_VERSIONS)
         self.connection_options = connection_options
         self._template = ServerConnection(**connection_options)  # fails early on bad options
+        extensions = self._template.extensions
+        self.handlers.adopt(
+            self._handler_kind, lambda method: extensions.request_types(method) is not None
+        )
         #: stdio sessions, and HTTP connections holding an open listen: what
         #: ``notify_changed`` reaches
         self._sessions: set[Any] = set()

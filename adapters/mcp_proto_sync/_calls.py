@@ -207,12 +207,24 @@ class _Calls:
         within ``timeout`` (the client's by default) cancels the listen and raises
         ``TimeoutError``; a refusal raises as a call does.
         """
-        params = t.SubscriptionsListenRequestParams(notifications=notifications)
         limit = self.timeout if timeout is None else timeout
         deadline = None if limit is None else time.monotonic() + limit
-        self._ensure_era(deadline)
-        if isinstance(self.outcome, m.Legacy):
-            return self._listen_legacy(notifications, self.outcome, limit)
+        for attempt in (1, 2):
+            self._ensure_era(deadline)
+            if isinstance(self.outcome, m.Legacy):
+                return self._listen_legacy(notifications, self.outcome, limit)
+            try:
+                return self._listen_modern(notifications, deadline, limit)
+            except SessionLost:  # a cached modern era the server contradicts: found again
+                self.outcome = None
+                if attempt == 2:
+                    raise ConnectionError("listen: the era changed again") from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _listen_modern(
+        self, notifications: t.SubscriptionFilter, deadline: float | None, limit: float | None
+    ) -> Subscription:
+        params = t.SubscriptionsListenRequestParams(notifications=notifications)
         request = build_request(self.conn, "subscriptions/listen", params)
         self._send(request)
         try:

@@ -19,7 +19,7 @@ from typing import IO, Any, Literal
 
 import mcp_proto as m
 from mcp_proto import types as t
-from mcp_proto_runtime import argv, check_era, era_failure, era_probe, owner_of
+from mcp_proto_runtime import argv, check_era, era_failure, era_probe, owner_of, shown_progress
 
 from ._calls import ProgressHandler, _Calls
 from ._http_client import HTTPClientSession
@@ -166,7 +166,7 @@ class Client(_Calls):
             if not isinstance(event, m.Notification):
                 return event
             if event.method == "notifications/progress" and on_progress is not None:
-                on_progress(event.params)
+                shown_progress(on_progress(event.params))
 
     def _opened(self, id: t.RequestId) -> None:
         self._listens[id] = deque(maxlen=QUEUED)

@@ -30,6 +30,7 @@ from mcp_proto_runtime import (
     era_probe,
     http_failure,
     legacy_answer,
+    shown_progress,
 )
 
 from ._calls import ProgressHandler, SessionLost, _Calls
@@ -264,7 +265,7 @@ class HTTPClientSession(HTTPClientSettings, _Calls):
                 continue
             if isinstance(event, m.Notification):
                 if event.method == "notifications/progress" and on_progress is not None:
-                    on_progress(event.params)
+                    shown_progress(on_progress(event.params))
                 self._deliver(event)  # a legacy session's, on a call's stream
                 continue
             if self._answered(event):  # a legacy server's request on the call's stream

@@ -247,8 +247,8 @@ def _union_unstructurer(tp: Any) -> Fn:
             return fn(v)
         if seq is not None and isinstance(v, list | tuple):
             return seq(v)
-        if type(v) is dict or type(v) in plain:  # a JSON object: the caller's to get right
-            return unstructure(v)
+        if isinstance(v, dict) or type(v) in plain or attrs.has(type(v)):
+            return unstructure(v)  # a JSON object, or another model object: written as is
         raise EncodeError(f"a {type(v).__name__} where the model wants {names}")
 
     return unstructure_union
@@ -268,7 +268,9 @@ def _compile_class(cls: type) -> tuple[Fn, Fn]:
         "EMPTY": EMPTY,
         "EncodeError": EncodeError,
         # the builtins the checks name, as globals: one dict lookup, not two
-        **{b.__name__: b for b in (type, str, int, float, bool, dict, list, tuple)},
+        **{b.__name__: b for b in (type, str, int, float, bool, dict, list, tuple, bytes)},
+        "isinstance": isinstance,
+        "hasattr": hasattr,
     }
     pending: list[Any] = []
     for a in attrs.fields(cls):
@@ -488,21 +490,42 @@ def _field_unstructure(
     return lines
 
 
+#: the inline check of a required field's value, by its annotation: the exact type first
+#: (the fast path), then ``isinstance`` (a ``StrEnum``, an ``IntEnum``, a ``dict``
+#: subclass), so that nothing the writer used to take is refused
+_FIELD_CHECKS: dict[Any, tuple[str, str]] = {
+    str: ("type(v) is not str and not isinstance(v, str)", "a string"),
+    int: ("type(v) is not int and (type(v) is bool or not isinstance(v, int))", "an integer"),
+    bool: ("type(v) is not bool", "a boolean"),
+    float: (
+        "type(v) is not float and type(v) is not int"
+        " and (type(v) is bool or not isinstance(v, (int, float)))",
+        "a number",
+    ),
+}
+
+
 def _type_check(tp: Any, name: str, pending: list[Any]) -> tuple[str, str] | None:
-    """The inline check that a field's value is of ``tp`` before it is written, and what
-    ``tp`` is in words; ``None`` for what needs none (``Any``, a union of classes: its
-    dispatch checks)."""
-    check = _check_expr(tp)
-    if check is not None:
-        return None if check[0] == "False" else check
+    """The inline check that a required field's value is of ``tp`` before it is written,
+    and what ``tp`` is in words; ``None`` for what needs none (``Any``, a union: a union
+    of classes checks in its dispatch)."""
+    if tp in _FIELD_CHECKS:
+        return _FIELD_CHECKS[tp]
     origin = get_origin(tp)
+    if origin is Literal:
+        values = get_args(tp)
+        return (f"v not in {values!r}", "one of " + ", ".join(repr(x) for x in values))
     if origin in (dict, Mapping):
-        return ("type(v) is not dict", "an object (a dict)")
+        return ("type(v) is not dict and not isinstance(v, dict)", "an object (a dict)")
     if origin in (Sequence, list):
-        return ("type(v) is not list and type(v) is not tuple", "an array (a list)")
+        return (
+            "type(v) is not list and type(v) is not tuple"
+            " and (isinstance(v, (str, bytes, dict)) or not hasattr(v, '__iter__'))",
+            "an array (a list)",
+        )
     if attrs.has(tp):
         pending.append((f"C_{name}", lambda x: x, tp))
-        return (f"type(v) is not C_{name}", f"a {tp.__name__}")
+        return (f"type(v) is not C_{name} and not isinstance(v, C_{name})", f"a {tp.__name__}")
     return None
 
 

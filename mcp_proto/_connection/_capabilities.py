@@ -151,7 +151,9 @@ def input_capabilities(
             need["roots"] = {}
         elif method == "elicitation/create":
             url = getattr(getattr(request, "params", None), "mode", None) == "url"
-            need.setdefault("elicitation", {}).update({"url": {}} if url else {})
+            # form mode: {"form": {}} (an empty elicitation object means form only too,
+            # but a client that declared {"url": {}} needs to be told form, by name)
+            need.setdefault("elicitation", {}).update({"url": {}} if url else {"form": {}})
     return structure(need, t.ClientCapabilities)
 
 

@@ -558,7 +558,8 @@ class ClientExchange:
         if self.status >= 400 and isinstance(message, dict) and "error" in message:
             request = self.post.request
             self._refused = (
-                self.client.connection.legacy is None
+                self.status < 500  # a 5xx is a server's failure, whatever its era
+                and self.client.connection.legacy is None
                 and request is not None
                 and request.method != "initialize"  # its refusal is the caller's to read
                 and _era_of(self.status, message) is Era.LEGACY
