@@ -90,7 +90,7 @@ def test_a_certificate_for_another_name_is_refused(adapter: str, backend: int, c
 
 @pytest.mark.parametrize("adapter", ADAPTERS)
 def test_https_proxy_from_the_environment(
-    adapter: str, backend: int, ca: Any, monkeypatch: pytest.MonkeyPatch
+    adapter: str, ca: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``HTTPS_PROXY`` names the proxy: the client tunnels with ``CONNECT host:port`` and
     runs TLS inside the tunnel (the certificate is still the server's)."""

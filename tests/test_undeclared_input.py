@@ -4,6 +4,8 @@ HTTP with ``400``), on every adapter, instead of ``-32603`` (issue 17)."""
 
 from __future__ import annotations
 
+import http.client
+import json
 from typing import Any
 
 import pytest
@@ -12,7 +14,7 @@ import mcp_proto as m
 import mcp_proto_sync
 from mcp_proto import types as t
 
-from .test_adapter_http import running
+from .test_adapter_http import call, running
 
 ASK = {"method": "elicitation/create",
        "params": {"message": "Name?", "requestedSchema": {"type": "object"}}}  # fmt: skip
@@ -52,6 +54,17 @@ def test_mrtr10_meta10_undeclared_input_is_32021_naming_what_is_needed(adapter: 
     assert none.code == -32021
     assert none.data == {"requiredCapabilities": {"elicitation": {"form": {}}, "sampling": {}}}
     assert part.data == {"requiredCapabilities": {"elicitation": {"form": {}}}}  # what it lacks
+
+
+@pytest.mark.parametrize("adapter", ["sync", "asyncio", "trio"])
+def test_meta10_over_http_the_32021_comes_with_400(adapter: str) -> None:
+    """On HTTP the ``-32021`` response's status MUST be ``400 Bad Request`` (META-10)."""
+    with running(adapter, handlers=handlers(adapter)) as address:
+        conn = http.client.HTTPConnection(*address, timeout=10)
+        reply = call(conn, "tools/call", {"name": "both"})
+        status, body = reply.status, json.loads(reply.read())
+        conn.close()
+    assert status == 400 and body["error"]["code"] == -32021
 
 
 def test_input_capabilities_for_each_kind_of_input_request() -> None:
